@@ -1,0 +1,349 @@
+"""``ClassAd`` (a case-insensitive record of expressions) and ``Expr`` (one expression).
+
+Both are shaped like HTCondor's Python binding (``classad2``) where they name the same
+thing: ``ad["Memory"]``, ``ad.eval("Rank")``, ``ad.lookup("Requirements")``,
+``ad.symmetricMatch(other)``, ``ExprTree("1 + 2").eval()``.
+
+An ad written inside an expression (``[a = 1; b = a + 1]``) becomes a *view* when it is
+evaluated: a ClassAd sharing the literal's attribute table, whose parent is the ad it was
+written in. Views are cached per (literal, parent), so repeated evaluation yields the same
+object, as in HTCondor's library where nested ads are objects of their own.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from collections.abc import Iterator, Mapping, MutableMapping
+from functools import lru_cache
+from typing import Any
+
+from .nodes import AdLit, ListLit, Literal, Node
+from .parser import parse_ad_literal, parse_expr
+from .scope import NOT_CONST, EvalState
+from .values import (
+    UNDEFINED,
+    AbsTime,
+    AdBase,
+    ClassAdList,
+    Error,
+    RelTime,
+    Undefined,
+    from_text,
+    to_text,
+)
+
+__all__ = ["ClassAd", "Expr", "ExprTree", "node_of", "to_python", "view"]
+
+_SCALARS = (bool, int, float, str, AbsTime, RelTime, Undefined, Error)
+
+
+class Expr:
+    """An immutable ClassAd expression (HTCondor's ``ExprTree``).
+
+    ``Expr(text)`` parses new-syntax text (cached per distinct text). ``const`` is the value
+    when the expression is a scalar literal, so lookups of plain attributes cost nothing.
+    """
+
+    __slots__ = ("const", "node")
+
+    def __new__(cls, source: str | Node) -> Expr:
+        if isinstance(source, str):
+            return _parse_cached(source)
+        return cls._from_node(source)
+
+    @classmethod
+    def _from_node(cls, node: Node) -> Expr:
+        self = object.__new__(cls)
+        self.node = node
+        const = NOT_CONST
+        if type(node) is Literal and isinstance(node.value, _SCALARS):
+            const = node.value
+        self.const = const
+        return self
+
+    def eval(
+        self, scope: ClassAd | None = None, target: ClassAd | None = None, *, now: float | None = None
+    ) -> Any:
+        """Evaluate with ``scope`` as MY (and ``target`` as TARGET); Python value back."""
+        from .match import evaluate
+
+        return to_python(evaluate(self, scope, target, now=_now(now)))
+
+    def __str__(self) -> str:
+        from .unparse import unparse
+
+        return unparse(self.node)
+
+    def __repr__(self) -> str:
+        return f"ExprTree({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expr) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __reduce__(self):
+        return (Expr, (str(self),))
+
+
+ExprTree = Expr
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse_cached(text: str) -> Expr:
+    return Expr._from_node(parse_expr(text))
+
+
+class ClassAd(AdBase, MutableMapping):
+    """A ClassAd: attribute names (case-insensitive, spelling kept) mapped to expressions.
+
+    ``ClassAd("[a = 1; b = a + 1]")`` parses new syntax; ``ClassAd({"a": 1})`` converts
+    Python values. Reading ``ad[name]`` gives the Python value of a constant and the
+    ``Expr`` otherwise; ``ad.eval(name)`` always evaluates.
+    """
+
+    __slots__ = ("_exprs", "_names", "_shared", "_views", "parent")
+
+    def __init__(self, source: str | Mapping[str, Any] | None = None) -> None:
+        self._exprs: dict[str, Expr] = {}
+        self._names: dict[str, str] = {}
+        self._shared = False
+        self._views: dict[Node, ClassAd] | None = None
+        self.parent: ClassAd | None = None
+        if isinstance(source, str):
+            self._load(parse_ad_literal(source))
+        elif source is not None:
+            for name, value in source.items():
+                self[name] = value
+
+    def _load(self, literal: AdLit) -> None:
+        for name, node in literal.attrs:
+            self.insert_node(name, node)
+
+    # -- mapping protocol -------------------------------------------------------------
+    def __getitem__(self, name: str) -> Any:
+        expr = self._exprs[name.lower()]
+        if expr.const is not NOT_CONST:
+            return to_python(expr.const)
+        if type(expr.node) in (ListLit, AdLit):
+            return self.eval(name)
+        return expr
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self.insert_node(name, node_of(value))
+
+    def __delitem__(self, name: str) -> None:
+        self._own()
+        key = name.lower()
+        del self._exprs[key]
+        del self._names[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._names.values()))
+
+    def __len__(self) -> int:
+        return len(self._exprs)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._exprs
+
+    # -- HTCondor-shaped API ------------------------------------------------------------
+    def insert_node(self, name: str, node: Node) -> None:
+        """Set an attribute to a parsed expression (the first spelling of a name is kept)."""
+        self._own()
+        key = name.lower()
+        self._names.setdefault(key, name)
+        self._exprs[key] = Expr._from_node(node)
+
+    def insert_expr(self, name: str, expr: Expr) -> None:
+        """Set an attribute to an existing Expr (shared, as expressions are immutable)."""
+        self._own()
+        key = name.lower()
+        self._names.setdefault(key, name)
+        self._exprs[key] = expr
+
+    def lookup(self, name: str) -> Expr:
+        """The attribute's expression, unevaluated (KeyError if absent)."""
+        return self._exprs[name.lower()]
+
+    def spelling(self, name: str) -> str:
+        """The attribute's name as it was first written."""
+        return self._names[name.lower()]
+
+    def eval(
+        self, name: str, target: ClassAd | None = None, *, now: float | None = None
+    ) -> Any:
+        """Evaluate an attribute in this ad (against ``target``); Python value back."""
+        from .match import evaluate_attribute
+
+        return to_python(evaluate_attribute(self, name, target, now=_now(now)))
+
+    def matches(self, other: ClassAd, *, now: float | None = None) -> bool:
+        """classad2's ``matches``: ``other``'s Requirements hold with MY=other, TARGET=self."""
+        from .match import requirements_met
+
+        return requirements_met(other, self, now=_now(now))
+
+    def symmetricMatch(self, other: ClassAd, *, now: float | None = None) -> bool:  # noqa: N802
+        """Both ads' Requirements hold against each other."""
+        from .match import symmetric_match
+
+        return symmetric_match(self, other, now=_now(now))
+
+    symmetric_match = symmetricMatch
+
+    def externalRefs(self, expr: Expr | str) -> list[str]:  # noqa: N802
+        """Attributes an expression needs from outside this ad (the other ad of a match)."""
+        from .refs import references
+
+        return sorted(references(_as_expr(expr).node, self).external, key=str.lower)
+
+    def internalRefs(self, expr: Expr | str) -> list[str]:  # noqa: N802
+        """Attributes of this ad an expression reads, directly or through other attributes."""
+        from .refs import references
+
+        return sorted(references(_as_expr(expr).node, self).internal, key=str.lower)
+
+    def printOld(self) -> str:  # noqa: N802
+        """The ad in old syntax, one ``Name = expr`` per line (as condor_status -l prints)."""
+        from .formats import write_old
+
+        return write_old(self)
+
+    def printJson(self) -> str:  # noqa: N802
+        """The ad in HTCondor's JSON ad format."""
+        from .formats import write_json
+
+        return write_json(self)
+
+    def copy(self) -> ClassAd:
+        """A shallow copy (expressions are immutable and shared)."""
+        ad = ClassAd()
+        ad._exprs = dict(self._exprs)
+        ad._names = dict(self._names)
+        return ad
+
+    def __str__(self) -> str:
+        from .unparse import unparse_ad
+
+        return unparse_ad(self)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClassAd):
+            return NotImplemented
+        return self._exprs.keys() == other._exprs.keys() and all(
+            self._exprs[k] == other._exprs[k] for k in self._exprs
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def detached_copy(self) -> ClassAd:
+        """The ad as ``ad["name"]`` yields it in HTCondor 25's library: its attributes can
+        be subscripted but ``.name`` on it is undefined (docs/compat.md)."""
+        copy = _DetachedAd.__new__(_DetachedAd)
+        copy._exprs, copy._names = self._exprs, self._names
+        copy._shared, copy._views, copy.parent = True, None, self.parent
+        return copy
+
+    def _own(self) -> None:
+        """Copy a shared attribute table before changing it."""
+        if self._shared:
+            self._exprs = dict(self._exprs)
+            self._names = dict(self._names)
+            self._shared = False
+        self._views = None
+
+
+class _DetachedAd(ClassAd):
+    __slots__ = ()
+    detached = True
+
+
+def view(literal: AdLit, parent: ClassAd | None) -> ClassAd:
+    """The ad a nested literal stands for, inside ``parent`` (cached per parent)."""
+    views = None
+    if parent is not None:
+        views = parent._views
+        if views is None:
+            views = parent._views = {}
+        found = views.get(literal)
+        if found is not None:
+            return found
+    table = literal.template
+    if table is None:
+        exprs = {name.lower(): Expr._from_node(node) for name, node in literal.attrs}
+        names = {name.lower(): name for name, _ in literal.attrs}
+        table = literal.template = (exprs, names)
+    ad = ClassAd.__new__(ClassAd)
+    ad._exprs, ad._names = table
+    ad._shared = True
+    ad._views = None
+    ad.parent = parent
+    if views is not None:
+        views[literal] = ad
+    return ad
+
+
+def node_of(value: Any) -> Node:
+    """The syntax node for a Python value (expressions pass through)."""
+    if isinstance(value, Expr):
+        return value.node
+    if isinstance(value, Node):
+        return value
+    if value is None:
+        return Literal(UNDEFINED)
+    if isinstance(value, str):
+        return Literal(from_text(value))
+    if isinstance(value, _SCALARS):
+        return Literal(value)
+    if isinstance(value, _dt.datetime):
+        return Literal(AbsTime(int(value.timestamp()), _offset_of(value)))
+    if isinstance(value, ClassAd):
+        return AdLit(tuple((value._names[k], e.node) for k, e in value._exprs.items()))
+    if isinstance(value, Mapping):
+        return AdLit(tuple((str(k), node_of(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple | ClassAdList):
+        return ListLit(tuple(node_of(v) for v in value))
+    raise TypeError(f"cannot store a {type(value).__name__} in a ClassAd")
+
+
+def _offset_of(moment: _dt.datetime) -> int:
+    delta = moment.utcoffset()
+    return int(delta.total_seconds()) if delta is not None else 0
+
+
+def to_python(value: Any) -> Any:
+    """A ClassAd value as plain Python: lists materialised, strings as text."""
+    t = type(value)
+    if t is str:
+        return to_text(value)
+    if t is ClassAdList:
+        return [to_python(v) for v in value]
+    return value
+
+
+def _as_expr(expr: Expr | str) -> Expr:
+    return expr if isinstance(expr, Expr) else Expr(expr)
+
+
+def _now(now: float | None) -> float:
+    """The evaluation time: given by the caller, or the clock at this public edge."""
+    return time.time() if now is None else now
+
+
+def new_state(run: Any, my: ClassAd | None, target: ClassAd | None, now: float) -> EvalState:
+    """The state for evaluating in ``my`` (and a match with ``target``)."""
+    if my is None:
+        return EvalState(run, now)
+    if target is None:
+        return EvalState(run, now, ad=my, root=my)
+    from .match import match_scopes
+
+    root, contexts = match_scopes()
+    return EvalState(run, now, ad=my, root=root, my=my, target=target, contexts=contexts)
+

@@ -1,0 +1,228 @@
+"""List and string functions: size, sum/avg/min/max, split, join, strcat, substr, strcmp,
+stricmp, toUpper/toLower, splitUserName/splitSlotName, and version comparison."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..values import ERROR, UNDEFINED, AdBase, ClassAdList, Error, ascii_lower, wrap
+from .convert import to_string
+from .registry import builtin
+
+__all__: list[str] = []
+
+
+@builtin("size")
+def _size(st: Any, args: list[Any]) -> Any:
+    value = args[0]
+    if type(value) is str or type(value) is ClassAdList or isinstance(value, AdBase):
+        return len(value)
+    if value is UNDEFINED:
+        return UNDEFINED
+    return ERROR
+
+
+def _numbers(value: Any) -> Any:
+    """The defined elements of a list as numbers; UNDEFINED/ERROR when it cannot be."""
+    if value is UNDEFINED:
+        return UNDEFINED
+    if type(value) is not ClassAdList:
+        return ERROR
+    numbers = []
+    for item in value:
+        t = type(item)
+        if item is UNDEFINED:
+            continue
+        if t is bool:
+            numbers.append(int(item))
+        elif t is int or t is float:
+            numbers.append(item)
+        else:
+            return ERROR
+    return numbers
+
+
+def _aggregate(args: list[Any], how: str) -> Any:
+    numbers = _numbers(args[0])
+    if type(numbers) is not list:
+        return numbers
+    if not numbers:
+        return UNDEFINED if how in ("min", "max") else 0
+    real = any(type(n) is float for n in numbers)
+    if how == "sum":
+        return float(sum(numbers)) if real else wrap(sum(numbers))
+    if how == "avg":
+        return sum(float(n) for n in numbers) / len(numbers)
+    best = min(numbers) if how == "min" else max(numbers)
+    return float(best) if real else best
+
+
+for _how in ("sum", "avg", "min", "max"):
+    builtin(_how)(lambda st, args, _how=_how: _aggregate(args, _how))
+
+
+@builtin("split", args=(1, 2))
+def _split(st: Any, args: list[Any]) -> Any:
+    if any(type(a) is Error for a in args):
+        return ERROR
+    if any(a is UNDEFINED for a in args):
+        return UNDEFINED
+    if any(type(a) is not str for a in args):
+        return ERROR
+    text = args[0]
+    separators = args[1] if len(args) > 1 else " ,\t\r\n"
+    return ClassAdList(_split_items(text, separators))
+
+
+def _split_items(text: str, separators: str) -> list[str]:
+    """Tokens between separators. Whitespace separators never make an empty token; a
+    non-whitespace one makes an empty token when nothing stands between it and the
+    previous token, once a non-whitespace separator has been seen (HTCondor's split)."""
+    items: list[str] = []
+    current: list[str] = []
+    seen_hard = False
+    for ch in text:
+        if ch not in separators:
+            current.append(ch)
+            continue
+        hard = not ch.isspace()
+        if current:
+            items.append("".join(current))
+            current = []
+        elif hard and seen_hard:
+            items.append("")
+        seen_hard = seen_hard or hard
+    if current:
+        items.append("".join(current))
+    return items
+
+
+@builtin("join", args=(0, None))
+def _join(st: Any, args: list[Any]) -> Any:
+    if not args:
+        return ""
+    if len(args) == 1:
+        if type(args[0]) is not ClassAdList:
+            return "" if type(args[0]) is not Error else ERROR
+        return _join_values("", list(args[0]))
+    separator = args[0]
+    if type(separator) is Error:
+        return ERROR
+    separator = "" if separator is UNDEFINED else to_string(separator)
+    if separator is None:
+        return ERROR
+    rest = args[1:]
+    if len(rest) == 1 and type(rest[0]) is ClassAdList:
+        rest = list(rest[0])
+    return _join_values(separator, rest)
+
+
+def _join_values(separator: str, values: list[Any]) -> Any:
+    parts = []
+    for value in values:
+        if value is UNDEFINED:
+            continue
+        text = to_string(value)
+        if text is None:
+            return ERROR
+        parts.append(text)
+    return separator.join(parts)
+
+
+@builtin("strcat", args=(0, None))
+def _strcat(st: Any, args: list[Any]) -> Any:
+    parts = []
+    for value in args:
+        if type(value) is Error:
+            return ERROR
+        if value is UNDEFINED:
+            return UNDEFINED
+        text = to_string(value)
+        if text is None:
+            return ERROR
+        parts.append(text)
+    return "".join(parts)
+
+
+@builtin("substr", args=(2, 3))
+def _substr(st: Any, args: list[Any]) -> Any:
+    if any(type(a) is Error for a in args):
+        return ERROR
+    if any(a is UNDEFINED for a in args):
+        return UNDEFINED
+    text = args[0]
+    if type(text) is not str or any(type(a) is not int for a in args[1:]):
+        return ERROR
+    size = len(text)
+    offset = args[1]
+    if offset < 0:
+        offset = max(size + offset, 0)
+    offset = min(offset, size)
+    length = args[2] if len(args) > 2 else size - offset
+    if length < 0:
+        length = max(size - offset + length, 0)
+    return text[offset : offset + length]
+
+
+def _string_compare(args: list[Any], fold: bool) -> Any:
+    texts = []
+    for value in args:
+        if type(value) is Error or value is UNDEFINED:
+            return ERROR
+        text = to_string(value)
+        if text is None:
+            return ERROR
+        texts.append(ascii_lower(text) if fold else text)
+    a, b = (t.encode("latin-1") for t in texts)
+    return (a > b) - (a < b)
+
+
+@builtin("strcmp", args=2)
+def _strcmp(st: Any, args: list[Any]) -> Any:
+    return _string_compare(args, fold=False)
+
+
+@builtin("stricmp", args=2)
+def _stricmp(st: Any, args: list[Any]) -> Any:
+    return _string_compare(args, fold=True)
+
+
+_UPPER = {c: c - 32 for c in range(ord("a"), ord("z") + 1)}
+_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _case(args: list[Any], table: dict[int, int]) -> Any:
+    value = args[0]
+    if value is UNDEFINED:
+        return UNDEFINED
+    text = to_string(value)
+    return ERROR if text is None else text.translate(table)
+
+
+@builtin("toUpper")
+def _to_upper(st: Any, args: list[Any]) -> Any:
+    return _case(args, _UPPER)
+
+
+@builtin("toLower")
+def _to_lower(st: Any, args: list[Any]) -> Any:
+    return _case(args, _LOWER)
+
+
+def _split_at(value: Any, no_at: str) -> Any:
+    if type(value) is not str:
+        return UNDEFINED if value is UNDEFINED else ERROR
+    head, at, tail = value.partition("@")
+    if not at:
+        return ClassAdList([value, ""] if no_at == "first" else ["", value])
+    return ClassAdList([head, tail])
+
+
+@builtin("splitUserName")
+def _split_user_name(st: Any, args: list[Any]) -> Any:
+    return _split_at(args[0], "first")
+
+
+@builtin("splitSlotName")
+def _split_slot_name(st: Any, args: list[Any]) -> Any:
+    return _split_at(args[0], "second")

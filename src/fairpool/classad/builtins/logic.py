@@ -1,0 +1,205 @@
+"""Type tests, conditionals, membership and comparison over lists, and the functions that
+work on expressions rather than values: eval, unparse, unresolved, evalInEachContext,
+countMatches, debug."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...errors import ClassAdSyntaxError
+from ..nodes import AttrRef, Node
+from ..operators import BINARY, compare, identical, truth
+from ..values import ERROR, UNDEFINED, AbsTime, AdBase, ClassAdList, Error, RelTime
+from .registry import builtin
+
+__all__: list[str] = []
+
+
+def _type_test(name: str, test: Any) -> None:
+    builtin(name)(lambda st, args: test(args[0]))
+
+
+_type_test("isUndefined", lambda v: v is UNDEFINED)
+_type_test("isError", lambda v: type(v) is Error)
+_type_test("isString", lambda v: type(v) is str)
+_type_test("isInteger", lambda v: type(v) is int)
+_type_test("isReal", lambda v: type(v) is float)
+_type_test("isBoolean", lambda v: type(v) is bool)
+_type_test("isList", lambda v: type(v) is ClassAdList)
+_type_test("isClassAd", lambda v: isinstance(v, AdBase))
+_type_test("isAbsTime", lambda v: type(v) is AbsTime)
+_type_test("isRelTime", lambda v: type(v) is RelTime)
+
+
+@builtin("ifThenElse", args=3, lazy=True)
+def _if_then_else(st: Any, args: tuple[Node, ...]) -> Any:
+    test = truth(st.run(args[0], st))
+    if test is True:
+        return st.run(args[1], st)
+    if test is False:
+        return st.run(args[2], st)
+    return test
+
+
+@builtin("debug")
+def _debug(st: Any, args: list[Any]) -> Any:
+    return args[0]
+
+
+def _is_scalar(value: Any) -> bool:
+    return type(value) is not ClassAdList and not isinstance(value, AdBase)
+
+
+def _membership(args: list[Any], identity: bool) -> Any:
+    """member() compares with ``==`` (ERROR/UNDEFINED items are not looked for);
+    identicalMember() with ``=?=``, which finds ERROR and UNDEFINED too."""
+    item, items = args
+    if not _is_scalar(item) or (type(item) is Error and not identity):
+        return ERROR
+    if type(items) is not ClassAdList:
+        return UNDEFINED if items is UNDEFINED else ERROR
+    if item is UNDEFINED and not identity:
+        return UNDEFINED
+    for element in items:
+        same = identical(item, element) if identity else compare("==", item, element)
+        if same is True:
+            return True
+    return False
+
+
+@builtin("member", args=2)
+def _member(st: Any, args: list[Any]) -> Any:
+    return _membership(args, identity=False)
+
+
+@builtin("identicalMember", args=2)
+def _identical_member(st: Any, args: list[Any]) -> Any:
+    return _membership(args, identity=True)
+
+
+_COMPARE_OPS = {"<", "<=", "==", "!=", ">", ">=", "is", "isnt"}
+
+
+def _list_compare(args: list[Any], want_all: bool) -> Any:
+    op, items, value = args
+    if op is UNDEFINED or items is UNDEFINED:
+        return UNDEFINED
+    if type(op) is not str or op.lower() not in _COMPARE_OPS or type(items) is not ClassAdList:
+        return ERROR
+    fn = BINARY[op.lower()]
+    for element in items:
+        result = fn(element, value)
+        if type(result) is Error:
+            return ERROR
+        if result is UNDEFINED:
+            return False
+        if want_all and result is not True:
+            return False
+        if not want_all and result is True:
+            return True
+    return want_all
+
+
+@builtin("anyCompare", args=3)
+def _any_compare(st: Any, args: list[Any]) -> Any:
+    return _list_compare(args, want_all=False)
+
+
+@builtin("allCompare", args=3)
+def _all_compare(st: Any, args: list[Any]) -> Any:
+    return _list_compare(args, want_all=True)
+
+
+@builtin("eval", pure=False)
+def _eval(st: Any, args: list[Any]) -> Any:
+    value = args[0]
+    if type(value) is not str:
+        return value
+    from ..parser import parse_expr
+
+    try:
+        node = parse_expr(value)
+    except ClassAdSyntaxError:
+        return ERROR
+    return st.run(node, st)
+
+
+@builtin("unparse", lazy=True, pure=False)
+def _unparse(st: Any, args: tuple[Node, ...]) -> Any:
+    expr = _referenced_expr(st, args[0])
+    if expr is ERROR:
+        return ERROR
+    if expr is None:
+        return ""
+    from ..unparse import unparse
+
+    return unparse(expr.node)
+
+
+def _referenced_expr(st: Any, node: Node) -> Any:
+    """The expression an attribute-reference argument names (None when not found)."""
+    if type(node) is not AttrRef:
+        return ERROR
+    from ..scope import lookup
+
+    if node.scope is not None:
+        base = st.run(node.scope, st)
+        if not isinstance(base, AdBase):
+            return None
+        found = lookup(st, base, node.lname)
+    else:
+        start = st.root if node.absolute else st.ad
+        found = None if start is None else lookup(st, start, node.lname)
+    if found is None or found[0] is None:
+        return None
+    return found[1]
+
+
+@builtin("unresolved", args=(1, 2), lazy=True, pure=False)
+def _unresolved(st: Any, args: tuple[Node, ...]) -> Any:
+    expr = _referenced_expr(st, args[0])
+    if expr is ERROR:
+        return ERROR
+    if expr is None:
+        return UNDEFINED
+    from ..refs import references, unresolved_text
+
+    text = unresolved_text(references(expr.node, st.ad))
+    if len(args) == 1:
+        return text
+    pattern = st.run(args[1], st)
+    if type(pattern) is not str:
+        return ERROR
+    try:
+        regex = re.compile(pattern)
+    except re.error:
+        return ERROR
+    return any(regex.search(name) for name in text.split(",") if name)
+
+
+@builtin("evalInEachContext", args=2, lazy=True, pure=False)
+def _eval_in_each_context(st: Any, args: tuple[Node, ...]) -> Any:
+    contexts = st.run(args[1], st)
+    if type(contexts) is not ClassAdList:
+        return ERROR
+    results = []
+    for context in contexts:
+        if not isinstance(context, AdBase):
+            return ERROR
+        results.append(st.eval_in(context, args[0]))
+    return ClassAdList(results)
+
+
+@builtin("countMatches", args=2, lazy=True, pure=False)
+def _count_matches(st: Any, args: tuple[Node, ...]) -> Any:
+    contexts = st.run(args[1], st)
+    if type(contexts) is Error:
+        return ERROR
+    if type(contexts) is not ClassAdList:
+        return 0
+    count = 0
+    for context in contexts:
+        if isinstance(context, AdBase) and truth(st.eval_in(context, args[0])) is True:
+            count += 1
+    return count

@@ -1,0 +1,133 @@
+"""Regular-expression functions: regexp, regexpMember, regexps, replace, replaceAll.
+
+Patterns are PCRE in HTCondor; Python's ``re`` reads the same syntax for everything pools
+use (classes, groups, alternation, anchors, counted repeats). Options: ``i`` ignore case,
+``m`` multi-line anchors, ``s`` dot matches newline, ``x`` extended (spaces ignored),
+``f`` return the whole target with substitutions, ``g`` substitute every match.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ..values import ERROR, UNDEFINED, ClassAdList, Error
+from .registry import builtin
+
+__all__ = ["compile_pattern"]
+
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_GROUP = re.compile(r"\\(\d)")
+
+
+@lru_cache(maxsize=1024)
+def _compile(pattern: str, flags: int) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern, flags)
+    except (re.error, OverflowError, RecursionError):
+        return None
+
+
+def compile_pattern(pattern: str, options: str = "") -> re.Pattern[str] | None:
+    """The compiled pattern, or None if it is not a valid regular expression."""
+    flags = 0
+    for option in options:
+        flags |= _FLAGS.get(option, 0)
+    return _compile(pattern, flags)
+
+
+def _strings(args: list[Any]) -> Any:
+    """ERROR / UNDEFINED if an argument is, ERROR if one is not a string, else None."""
+    if any(type(a) is Error for a in args):
+        return ERROR
+    if any(a is UNDEFINED for a in args):
+        return UNDEFINED
+    if any(type(a) is not str for a in args):
+        return ERROR
+    return None
+
+
+@builtin("regexp", args=(2, 3))
+def _regexp(st: Any, args: list[Any]) -> Any:
+    bad = _strings(args)
+    if bad is not None:
+        return bad
+    regex = compile_pattern(args[0], args[2] if len(args) > 2 else "")
+    return ERROR if regex is None else regex.search(args[1]) is not None
+
+
+@builtin("regexpMember", args=(2, 3))
+def _regexp_member(st: Any, args: list[Any]) -> Any:
+    pattern, items = args[0], args[1]
+    options = args[2] if len(args) > 2 else ""
+    bad = _strings([pattern, options])
+    if bad is not None:
+        return bad
+    if type(items) is not ClassAdList:
+        return UNDEFINED if items is UNDEFINED else ERROR
+    regex = compile_pattern(pattern, options)
+    if regex is None:
+        return ERROR
+    saw_undefined = False
+    for item in items:
+        if item is UNDEFINED:
+            saw_undefined = True
+        elif type(item) is not str:
+            return ERROR
+        elif regex.search(item):
+            return True
+    return UNDEFINED if saw_undefined else False
+
+
+def _expand(template: str, match: re.Match[str]) -> str | None:
+    """The substitute text with ``\\0``..``\\9`` replaced by the match's groups; None when
+    it names a group the pattern does not have."""
+    groups = match.re.groups
+    if any(int(m.group(1)) > groups for m in _GROUP.finditer(template)):
+        return None
+    return _GROUP.sub(lambda m: match.group(int(m.group(1))) or "", template)
+
+
+def _substitute(args: list[Any], options: str) -> Any:
+    bad = _strings(args)
+    if bad is not None:
+        return bad
+    pattern, target, template = args[0], args[1], args[2]
+    options += args[3] if len(args) > 3 else ""
+    regex = compile_pattern(pattern, options)
+    if regex is None:
+        return ERROR
+    full, every = "f" in options, "g" in options
+    if every and regex.search("") is not None and regex.fullmatch("") is not None:
+        return ERROR  # an empty pattern would substitute forever
+    pieces: list[str] = []
+    last = 0
+    for match in regex.finditer(target):
+        if full:
+            pieces.append(target[last : match.start()])
+        expanded = _expand(template, match)
+        if expanded is None:
+            return ERROR
+        pieces.append(expanded)
+        last = match.end()
+        if not every:
+            break
+    if full:
+        pieces.append(target[last:])
+    return "".join(pieces)
+
+
+@builtin("regexps", args=(3, 4))
+def _regexps(st: Any, args: list[Any]) -> Any:
+    return _substitute(args, "")
+
+
+@builtin("replace", args=(3, 4))
+def _replace(st: Any, args: list[Any]) -> Any:
+    return _substitute(args, "f")
+
+
+@builtin("replaceAll", args=(3, 4))
+def _replace_all(st: Any, args: list[Any]) -> Any:
+    return _substitute(args, "fg")

@@ -1,0 +1,124 @@
+"""Matching two ads: evaluation in a match, Requirements both ways, Rank.
+
+In a match HTCondor's library places the two ads inside a match ad::
+
+    [ LEFT = <my>; RIGHT = <target>;
+      lCtx = [ ad = .LEFT; my = .LEFT; other = .RIGHT; target = .RIGHT ];
+      rCtx = [ ad = .RIGHT; my = .RIGHT; other = .LEFT; target = .LEFT ];
+      symmetricMatch = RIGHT.requirements && LEFT.requirements;
+      leftMatchesRight = RIGHT.requirements; rightMatchesLeft = LEFT.requirements;
+      leftRankValue = LEFT.rank; rightRankValue = RIGHT.rank ]
+
+with ``lCtx`` the parent scope of MY and ``rCtx`` that of TARGET. That is how ``TARGET``,
+``OTHER`` and ``PARENT`` resolve, and we build the same structure once and share it.
+
+A ``Requirements`` expression is met when it evaluates to true or to a non-zero number
+(NaN counts); false, zero, undefined, error, strings, lists, ads or a missing attribute
+are not.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from . import compile as _compile
+from .ad import ClassAd, Expr, new_state
+from .nodes import Literal, MatchSide
+from .parser import parse_ad_literal
+from .scope import EvalState, eval_attr
+
+__all__ = [
+    "evaluate",
+    "evaluate_attribute",
+    "match_scopes",
+    "rank",
+    "requirements_met",
+    "satisfied",
+    "symmetric_match",
+]
+
+_REQUIREMENTS = "requirements"
+_RANK = "rank"
+
+
+@cache
+def match_scopes() -> tuple[ClassAd, tuple[ClassAd, ClassAd]]:
+    """The shared match ad and the two context ads (the scope chain of a match)."""
+    lctx = ClassAd("[ ad = .LEFT; my = .LEFT; other = .RIGHT; target = .RIGHT ]")
+    rctx = ClassAd("[ ad = .RIGHT; my = .RIGHT; other = .LEFT; target = .LEFT ]")
+    root = ClassAd(
+        "[ symmetricMatch = RIGHT.requirements && LEFT.requirements;"
+        "  leftMatchesRight = RIGHT.requirements; rightMatchesLeft = LEFT.requirements;"
+        "  leftRankValue = LEFT.rank; rightRankValue = RIGHT.rank ]"
+    )
+    root.insert_node("lCtx", Literal(lctx))
+    root.insert_node("LEFT", MatchSide("left"))
+    root.insert_node("rCtx", Literal(rctx))
+    root.insert_node("RIGHT", MatchSide("right"))
+    return root, (lctx, rctx)
+
+
+def evaluate(
+    expr: Expr, my: ClassAd | None, target: ClassAd | None = None, *, now: float, run: Any = None
+) -> Any:
+    """The raw ClassAd value of ``expr`` written in ``my``, matched against ``target``."""
+    st = new_state(run or _compile.run, my, target, now)
+    return _guarded(st, expr)
+
+
+def _guarded(st: EvalState, expr: Expr) -> Any:
+    try:
+        return st.run(expr.node, st)
+    except RecursionError:
+        from .values import Error
+
+        return Error("expression nests too deeply")
+
+
+def evaluate_attribute(
+    ad: ClassAd, name: str, target: ClassAd | None = None, *, now: float, run: Any = None
+) -> Any:
+    """The raw value of attribute ``name`` of ``ad`` (UNDEFINED when absent)."""
+    from .values import UNDEFINED
+
+    expr = ad._exprs.get(name.lower())
+    if expr is None:
+        return UNDEFINED
+    st = new_state(run or _compile.run, ad, target, now)
+    return eval_attr(st, ad, expr)
+
+
+def satisfied(value: Any) -> bool:
+    """Whether a Requirements value lets a match happen."""
+    t = type(value)
+    if t is bool:
+        return value
+    return (t is int or t is float) and value != 0
+
+
+def requirements_met(ad: ClassAd, other: ClassAd, *, now: float, run: Any = None) -> bool:
+    """``ad``'s own Requirements hold with MY=ad and TARGET=other."""
+    expr = ad._exprs.get(_REQUIREMENTS)
+    if expr is None:
+        return False
+    st = new_state(run or _compile.run, ad, other, now)
+    return satisfied(eval_attr(st, ad, expr))
+
+
+def symmetric_match(a: ClassAd, b: ClassAd, *, now: float, run: Any = None) -> bool:
+    """Both ads' Requirements hold against each other."""
+    return requirements_met(a, b, now=now, run=run) and requirements_met(b, a, now=now, run=run)
+
+
+def rank(ad: ClassAd, other: ClassAd, *, now: float, run: Any = None) -> float:
+    """``ad``'s Rank of ``other`` as a real; anything that is not a number ranks 0.0."""
+    expr = ad._exprs.get(_RANK)
+    if expr is None:
+        return 0.0
+    st = new_state(run or _compile.run, ad, other, now)
+    value = eval_attr(st, ad, expr)
+    t = type(value)
+    if t is int or t is float or t is bool:
+        return float(value)
+    return 0.0

@@ -1,0 +1,274 @@
+"""ClassAd parser: tokens to a syntax tree (a Pratt parser; precedence in one table).
+
+Precedence, loosest first: ``?:`` (right-associative), ``||``, ``&&``, ``|``, ``^``, ``&``,
+equality (``== != =?= =!= is isnt``), relational, shifts, additive, multiplicative, unary,
+then selection ``.``, subscript ``[]`` and calls. Compatibility rules HTCondor applies:
+function arguments may be separated by ``;``; ``-`` written directly before a number is
+part of the literal (so ``-9223372036854775808`` fits); adjacent string literals join;
+``absTime("...")``/``relTime("...")`` with a literal string are converted while parsing,
+and a bad literal is a syntax error.
+"""
+
+from __future__ import annotations
+
+from ..errors import ClassAdSyntaxError
+from . import timefmt
+from .nodes import AdLit, AttrRef, Binary, Call, Cond, Elvis, ListLit, Literal, Node, Paren, Subscript, Unary
+from .tokens import Token, int_literal, tokenize
+
+__all__ = ["parse_ad_literal", "parse_expr", "parse_old_value"]
+
+_BINARY_POWER = {
+    "||": 2, "&&": 3, "|": 4, "^": 5, "&": 6,
+    "==": 7, "!=": 7, "=?=": 7, "=!=": 7, "is": 7, "isnt": 7,
+    "<": 8, "<=": 8, ">": 8, ">=": 8,
+    "<<": 9, ">>": 9, ">>>": 9,
+    "+": 10, "-": 10,
+    "*": 11, "/": 11, "%": 11,
+}
+_CANONICAL_OP = {"=?=": "is", "=!=": "isnt"}
+_CONDITIONAL_POWER = 1
+_UNARY_POWER = 12
+_POSTFIX_POWER = 13
+_UNARY_OPS = frozenset("-+!~")
+
+
+def parse_expr(text: str, source: str | None = None) -> Node:
+    """Parse exactly one expression; anything after it is a syntax error."""
+    parser = _Parser(tokenize(text, source), text, source)
+    node = parser.expression(0)
+    parser.expect_end()
+    return node
+
+
+def parse_old_value(text: str, source: str | None = None) -> Node:
+    """Parse the value of an old-syntax ``Name = value`` line.
+
+    Old syntax keeps backslashes in strings, does not join adjacent strings, and reads the
+    expression at the start of the text, ignoring anything after it (as HTCondor does).
+    """
+    parser = _Parser(tokenize(text, source, old_strings=True), text, source, concat_strings=False)
+    return parser.expression(0)
+
+
+def parse_ad_literal(text: str, source: str | None = None) -> AdLit:
+    """Parse a new-syntax ad ``[ name = expr; ... ]`` filling the whole text."""
+    parser = _Parser(tokenize(text, source), text, source)
+    token = parser.next()
+    if token.text != "[" or token.kind != "op":
+        raise parser.fail("expected '[' to start a ClassAd", token)
+    node = parser.ad_literal()
+    parser.expect_end()
+    return node
+
+
+class _Parser:
+    def __init__(
+        self, tokens: list[Token], text: str, source: str | None, concat_strings: bool = True
+    ) -> None:
+        self.tokens = tokens
+        self.text = text
+        self.source = source
+        self.index = 0
+        self.concat_strings = concat_strings
+
+    # -- token stream ---------------------------------------------------------------
+    def peek(self, ahead: int = 0) -> Token:
+        return self.tokens[min(self.index + ahead, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        token = self.tokens[self.index]
+        if token.kind != "eof":
+            self.index += 1
+        return token
+
+    def fail(self, message: str, token: Token) -> ClassAdSyntaxError:
+        return ClassAdSyntaxError(message, self.text, token.pos, self.source)
+
+    def expect(self, op: str) -> Token:
+        token = self.next()
+        if token.kind != "op" or token.text != op:
+            raise self.fail(f"expected {op!r} but found {_describe(token)}", token)
+        return token
+
+    def expect_end(self) -> None:
+        token = self.peek()
+        if token.kind != "eof":
+            raise self.fail(f"unexpected {_describe(token)} after the expression", token)
+
+    def at(self, op: str) -> bool:
+        token = self.peek()
+        return token.kind == "op" and token.text == op
+
+    # -- expressions ----------------------------------------------------------------
+    def expression(self, min_power: int) -> Node:
+        left = self.prefix(self.next())
+        while True:
+            token = self.peek()
+            if token.kind != "op":
+                return left
+            op = token.text
+            if op in _BINARY_POWER:
+                power = _BINARY_POWER[op]
+                if power <= min_power:
+                    return left
+                self.next()
+                right = self.expression(power)
+                left = Binary(_CANONICAL_OP.get(op, op), left, right)
+            elif op == "?":
+                if _CONDITIONAL_POWER <= min_power:
+                    return left
+                self.next()
+                left = self.conditional(left)
+            elif op in (".", ".."):
+                self.next()
+                left = AttrRef(self.attribute_name(), scope=left)
+            elif op == "[":
+                self.next()
+                index = self.expression(0)
+                self.expect("]")
+                left = Subscript(left, index)
+            else:
+                return left
+
+    def conditional(self, cond: Node) -> Node:
+        if self.at(":"):
+            self.next()
+            return Elvis(cond, self.expression(_CONDITIONAL_POWER - 1))
+        then = self.expression(0)
+        self.expect(":")
+        return Cond(cond, then, self.expression(_CONDITIONAL_POWER - 1))
+
+    def prefix(self, token: Token) -> Node:
+        kind = token.kind
+        if kind in ("int", "real", "lit"):
+            return Literal(token.value)
+        if kind == "str":
+            return Literal(self.string_run(token.value))
+        if kind == "name":
+            quoted = token.text.startswith("'")
+            if not quoted and self.at("("):
+                return self.call(token)
+            return AttrRef(token.value)
+        if kind == "op":
+            return self.prefix_op(token)
+        raise self.fail("unexpected end of expression", token)
+
+    def prefix_op(self, token: Token) -> Node:
+        op = token.text
+        if op in _UNARY_OPS:
+            if op == "-":
+                folded = self.negative_literal(token)
+                if folded is not None:
+                    return folded
+            return Unary(op, self.expression(_UNARY_POWER))
+        if op == "(":
+            inner = self.expression(0)
+            self.expect(")")
+            return Paren(inner)
+        if op in (".", ".."):
+            return AttrRef(self.attribute_name(), absolute=True)
+        if op == "{":
+            return self.list_literal()
+        if op == "[":
+            return self.ad_literal()
+        raise self.fail(f"unexpected {_describe(token)}", token)
+
+    def negative_literal(self, minus: Token) -> Node | None:
+        """``-5`` written without a space is one literal, as HTCondor's lexer reads it."""
+        number = self.peek()
+        if number.kind not in ("int", "real") or number.pos != minus.end:
+            return None
+        self.next()
+        if number.kind == "int":
+            return Literal(int_literal("-" + number.text))
+        return Literal(-number.value)
+
+    def string_run(self, value: str) -> str:
+        """Adjacent string literals are one string (new syntax only)."""
+        if not self.concat_strings:
+            return value
+        parts = [value]
+        while self.peek().kind == "str":
+            parts.append(self.next().value)
+        return "".join(parts)
+
+    def attribute_name(self) -> str:
+        token = self.next()
+        if token.kind != "name":
+            raise self.fail(f"expected an attribute name but found {_describe(token)}", token)
+        return token.value
+
+    def call(self, name: Token) -> Node:
+        self.expect("(")
+        args: list[Node] = []
+        if self.at(")"):
+            self.next()
+        else:
+            while True:
+                args.append(self.expression(0))
+                token = self.next()
+                if token.kind == "op" and token.text == ")":
+                    break
+                if token.kind != "op" or token.text not in (",", ";"):
+                    raise self.fail(f"expected ',' or ')' but found {_describe(token)}", token)
+        return self.time_literal(name, tuple(args)) or Call(name.value, tuple(args))
+
+    def time_literal(self, name: Token, args: tuple[Node, ...]) -> Node | None:
+        """absTime("...") and relTime("...") with a literal string are constants."""
+        lname = name.value.lower()
+        if lname not in ("abstime", "reltime") or len(args) != 1:
+            return None
+        arg = args[0]
+        if type(arg) is not Literal or type(arg.value) is not str:
+            return None
+        if lname == "abstime":
+            value = timefmt.parse_abstime(arg.value)
+            if value is None:
+                raise self.fail(f"invalid absolute time {arg.value!r}", name)
+            return Literal(value)
+        secs = timefmt.parse_reltime(arg.value)
+        if secs is None:
+            raise self.fail(f"invalid relative time {arg.value!r}", name)
+        return Literal(secs, text=f'relTime("{timefmt.format_reltime(secs)}")')
+
+    def list_literal(self) -> Node:
+        items: list[Node] = []
+        if self.at("}"):
+            self.next()
+            return ListLit(())
+        while True:
+            items.append(self.expression(0))
+            token = self.next()
+            if token.kind == "op" and token.text == "}":
+                return ListLit(tuple(items))
+            if token.kind != "op" or token.text != ",":
+                raise self.fail(f"expected ',' or '}}' but found {_describe(token)}", token)
+
+    def ad_literal(self) -> AdLit:
+        """The body of ``[ name = expr; ... ]`` after the '['; the last value of a name wins."""
+        attrs: dict[str, tuple[str, Node]] = {}
+        while True:
+            token = self.next()
+            while token.kind == "op" and token.text == ";":
+                token = self.next()
+            if token.kind == "op" and token.text == "]":
+                return AdLit(tuple(attrs.values()))
+            if token.kind != "name":
+                raise self.fail(f"expected an attribute name but found {_describe(token)}", token)
+            self.expect("=")
+            value = self.expression(0)
+            key = token.value.lower()
+            spelling = attrs[key][0] if key in attrs else token.value
+            attrs[key] = (spelling, value)
+            token = self.next()
+            if token.kind == "op" and token.text == "]":
+                return AdLit(tuple(attrs.values()))
+            if token.kind != "op" or token.text != ";":
+                raise self.fail(f"expected ';' or ']' but found {_describe(token)}", token)
+
+
+def _describe(token: Token) -> str:
+    if token.kind == "eof":
+        return "the end of the text"
+    return repr(token.text)

@@ -1,0 +1,213 @@
+"""How names are found: the evaluation state and the scoping rules both evaluators share.
+
+Looking up ``name`` from an ad (HTCondor's library, old-ClassAd compatibility on):
+
+1. the ad's own attribute;
+2. else a special name, resolved at this first level: ``self`` and ``my`` (the ad),
+   ``parent``, ``root``/``toplevel``, ``CurrentTime``;
+3. else the enclosing ads, innermost first (a nested ad's parent is the ad it was written
+   in; in a match the two ads sit inside a context ad ``[ad; my; other; target]``, and the
+   contexts inside the match ad ``[LEFT; RIGHT; lCtx; rCtx; symmetricMatch; ...]``);
+4. for an unscoped name evaluated in one of the two matched ads, the other ad (HTCondor's
+   "alternate scope": ``Memory`` in a job's Requirements finds the slot's ``Memory``).
+
+A reference back to an attribute that is being evaluated is UNDEFINED (circular
+references), and nesting deeper than ``MAX_DEPTH`` is ERROR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .values import ERROR, UNDEFINED, AdBase, ClassAdList, Error
+
+__all__ = [
+    "MAX_DEPTH",
+    "NOT_CONST",
+    "EvalState",
+    "eval_attr",
+    "lookup",
+    "select",
+    "subscript",
+    "value_of_absolute",
+    "value_of_name",
+]
+
+MAX_DEPTH = 120
+SPECIAL_NAMES = frozenset({"self", "my", "parent", "root", "toplevel", "currenttime"})
+
+
+class _NotConst:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_CONST"
+
+
+NOT_CONST = _NotConst()
+
+
+class EvalState:
+    """Everything one evaluation needs: the current ad, the match (if any), the time.
+
+    ``run(node, state)`` evaluates a syntax node; it is the interpreter or the compiled
+    path, so attribute values are computed by whichever evaluator started the work.
+    """
+
+    __slots__ = ("ad", "busy", "depth", "lctx", "my", "now", "rctx", "root", "run", "target")
+
+    def __init__(
+        self,
+        run: Callable[[Any, EvalState], Any],
+        now: float,
+        ad: Any = None,
+        root: Any = None,
+        my: Any = None,
+        target: Any = None,
+        contexts: tuple[Any, Any] | None = None,
+    ) -> None:
+        self.run = run
+        self.now = now
+        self.ad = ad
+        self.root = root
+        self.my = my
+        self.target = target
+        self.lctx, self.rctx = contexts if contexts else (None, None)
+        self.busy: set[tuple[int, int]] = set()
+        self.depth = 0
+
+    def eval_in(self, ad: Any, node: Any) -> Any:
+        """Evaluate a node as if it were written in ``ad``."""
+        saved = self.ad
+        self.ad = ad
+        try:
+            return self.run(node, self)
+        finally:
+            self.ad = saved
+
+
+def parent_of(st: EvalState, ad: Any) -> Any:
+    """The next enclosing scope of an ad, or None."""
+    parent = ad.parent
+    if parent is not None:
+        return parent
+    if st.target is not None:
+        if ad is st.my:
+            return st.lctx
+        if ad is st.target:
+            return st.rctx
+        if ad is st.lctx or ad is st.rctx:
+            return st.root
+    return None
+
+
+def _special(st: EvalState, ad: Any, lname: str) -> Any:
+    if lname == "self" or lname == "my":
+        return ad
+    if lname == "parent":
+        parent = parent_of(st, ad)
+        return UNDEFINED if parent is None else parent
+    if lname == "currenttime":
+        return int(st.now)
+    return UNDEFINED if st.root is None else st.root
+
+
+def lookup(st: EvalState, ad: Any, lname: str) -> tuple[Any, Any] | None:
+    """Find a name from ``ad``: (ad it was found in, Expr), (None, value) for a special
+    name, or None when it is nowhere (rules 1-3 of the module docstring)."""
+    expr = ad._exprs.get(lname)
+    if expr is not None:
+        return ad, expr
+    if lname in SPECIAL_NAMES:
+        return None, _special(st, ad, lname)
+    scope = parent_of(st, ad)
+    while scope is not None:
+        expr = scope._exprs.get(lname)
+        if expr is not None:
+            return scope, expr
+        scope = parent_of(st, scope)
+    return None
+
+
+def eval_attr(st: EvalState, ad: Any, expr: Any) -> Any:
+    """The value of an attribute's expression, evaluated inside the ad that holds it."""
+    const = expr.const
+    if const is not NOT_CONST:
+        return const
+    key = (id(ad), id(expr))
+    busy = st.busy
+    if key in busy:
+        return UNDEFINED
+    if st.depth >= MAX_DEPTH:
+        return ERROR
+    busy.add(key)
+    saved = st.ad
+    st.ad = ad
+    st.depth += 1
+    try:
+        return st.run(expr.node, st)
+    finally:
+        busy.discard(key)
+        st.ad = saved
+        st.depth -= 1
+
+
+def _value(st: EvalState, found: tuple[Any, Any] | None) -> Any:
+    if found is None:
+        return UNDEFINED
+    ad, expr = found
+    return expr if ad is None else eval_attr(st, ad, expr)
+
+
+def value_of_name(st: EvalState, lname: str) -> Any:
+    """An unscoped name, with the fall-back to the other ad of a match (rule 4)."""
+    ad = st.ad
+    if ad is None:
+        return UNDEFINED
+    found = lookup(st, ad, lname)
+    if found is None and st.target is not None:
+        if ad is st.my:
+            found = lookup(st, st.target, lname)
+        elif ad is st.target:
+            found = lookup(st, st.my, lname)
+    return _value(st, found)
+
+
+def value_of_absolute(st: EvalState, lname: str) -> Any:
+    """``.name``: looked up from the root ad."""
+    root = st.root
+    if root is None:
+        return UNDEFINED
+    return _value(st, lookup(st, root, lname))
+
+
+def select(st: EvalState, base: Any, lname: str) -> Any:
+    """``base.name``: from an ad (and its enclosing ads), mapped over a list."""
+    if isinstance(base, AdBase):
+        return UNDEFINED if base.detached else _value(st, lookup(st, base, lname))
+    if base is UNDEFINED:
+        return UNDEFINED
+    if type(base) is ClassAdList:
+        return ClassAdList([select(st, item, lname) for item in base])
+    return ERROR
+
+
+def subscript(st: EvalState, base: Any, index: Any) -> Any:
+    """``list[i]`` (integer i in range) and ``ad["name"]`` (the ad's own attribute)."""
+    tb, ti = type(base), type(index)
+    if tb is Error or ti is Error:
+        return ERROR
+    if base is UNDEFINED or index is UNDEFINED:
+        return UNDEFINED
+    if tb is ClassAdList:
+        if ti is int and 0 <= index < len(base):
+            return base[index]
+        return ERROR
+    if isinstance(base, AdBase) and ti is str:
+        expr = base._exprs.get(index.lower())
+        if expr is None:
+            return UNDEFINED
+        value = eval_attr(st, base, expr)
+        return value.detached_copy() if isinstance(value, AdBase) else value
+    return ERROR

@@ -1,0 +1,218 @@
+"""ClassAd lexer: text to a list of tokens.
+
+HTCondor evaluates ClassAds with old-ClassAd compatibility on, and so do we: integer
+literals with a leading zero (``010``, ``0x10``) are errors, an integer that does not fit
+in 64 bits is 0, and ``..`` is read as ``.``. Strings become byte strings (see values.py);
+unknown escapes drop the backslash and a NUL byte is an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..errors import ClassAdSyntaxError
+from .values import ERROR, UNDEFINED
+
+__all__ = ["Token", "tokenize"]
+
+# Token kinds: "int", "real", "str", "name" (identifiers and 'quoted names'), "lit"
+# (true/false/undefined/error), "op" (operators, punctuation and is/isnt), "eof".
+
+
+class Token(NamedTuple):
+    kind: str
+    text: str
+    pos: int
+    value: Any = None
+    end: int = 0
+
+
+_KEYWORD_LITERALS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
+_KEYWORD_OPS = {"is", "isnt"}
+RESERVED = frozenset(_KEYWORD_LITERALS) | _KEYWORD_OPS
+
+# Longest first, so that ">>>" wins over ">>" and ">".
+_OPERATORS = (
+    ">>>", "=?=", "=!=",
+    "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "..",
+    "+", "-", "*", "/", "%", "<", ">", "!", "~", "&", "|", "^",
+    "?", ":", "(", ")", "[", "]", "{", "}", ",", ";", ".", "=",
+)
+_WHITESPACE = " \t\n\r\f\v"
+_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_IDENT_CHARS = _IDENT_START | frozenset("0123456789")
+_DIGITS = frozenset("0123456789")
+_SIMPLE_ESCAPES = {
+    "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+    "\\": "\\", '"': '"', "'": "'", "?": "?",
+}
+_INT_MAX = (1 << 63) - 1
+
+
+def tokenize(text: str, source: str | None = None, old_strings: bool = False) -> list[Token]:
+    """Split ClassAd text into tokens; raise ClassAdSyntaxError on bad input.
+
+    ``old_strings``: old ClassAd syntax, where a backslash in a string is an ordinary
+    character except before a double quote.
+    """
+    return _Lexer(text, source, old_strings).run()
+
+
+class _Lexer:
+    def __init__(self, text: str, source: str | None, old_strings: bool) -> None:
+        self.text = text
+        self.source = source
+        self.pos = 0
+        self.old_strings = old_strings
+
+    def fail(self, message: str, pos: int | None = None) -> ClassAdSyntaxError:
+        return ClassAdSyntaxError(message, self.text, self.pos if pos is None else pos, self.source)
+
+    def run(self) -> list[Token]:
+        tokens: list[Token] = []
+        text, n = self.text, len(self.text)
+        while True:
+            self.skip_blank()
+            if self.pos >= n:
+                tokens.append(Token("eof", "", n, None, n))
+                return tokens
+            c = text[self.pos]
+            if c in _DIGITS or (c == "." and self.pos + 1 < n and text[self.pos + 1] in _DIGITS):
+                tokens.append(self.number())
+            elif c in _IDENT_START:
+                tokens.append(self.identifier())
+            elif c == '"':
+                tokens.append(self.string('"', "str"))
+            elif c == "'":
+                tokens.append(self.string("'", "name"))
+            else:
+                tokens.append(self.operator())
+
+    def skip_blank(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            c = text[self.pos]
+            if c in _WHITESPACE:
+                self.pos += 1
+            elif text.startswith("//", self.pos):
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end + 1
+            elif text.startswith("/*", self.pos):
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.fail("unterminated comment")
+                self.pos = end + 2
+            else:
+                return
+
+    def operator(self) -> Token:
+        start = self.pos
+        for op in _OPERATORS:
+            if self.text.startswith(op, start):
+                self.pos += len(op)
+                return Token("op", op, start, None, self.pos)
+        raise self.fail(f"unexpected character {self.text[start]!r}")
+
+    def identifier(self) -> Token:
+        text, start = self.text, self.pos
+        end = start + 1
+        while end < len(text) and text[end] in _IDENT_CHARS:
+            end += 1
+        self.pos = end
+        word = text[start:end]
+        lower = word.lower()
+        if lower in _KEYWORD_LITERALS:
+            return Token("lit", word, start, _KEYWORD_LITERALS[lower], end)
+        if lower in _KEYWORD_OPS:
+            return Token("op", lower, start, None, end)
+        return Token("name", word, start, word, end)
+
+    def number(self) -> Token:
+        text, start, n = self.text, self.pos, len(self.text)
+        end = start
+        while end < n and text[end] in _DIGITS:
+            end += 1
+        is_real = False
+        if end < n and text[end] == ".":
+            if end + 1 >= n or text[end + 1] not in _DIGITS:
+                raise self.fail("expected a digit after the decimal point", end + 1)
+            is_real = True
+            end += 1
+            while end < n and text[end] in _DIGITS:
+                end += 1
+        if end < n and text[end] in "eE":
+            end = self._exponent(end)
+            is_real = True
+        self.pos = end
+        literal = text[start:end]
+        if is_real:
+            return Token("real", literal, start, float(literal), end)
+        if len(literal) > 1 and literal[0] == "0":
+            raise self.fail("integer literals may not start with 0", start)
+        if end < n and text[end] in "xX" and literal == "0":
+            raise self.fail("hexadecimal literals are not ClassAd syntax", start)
+        return Token("int", literal, start, int_literal(literal), end)
+
+    def _exponent(self, end: int) -> int:
+        text, n = self.text, len(self.text)
+        end += 1
+        if end < n and text[end] in "+-":
+            end += 1
+        if end >= n or text[end] not in _DIGITS:
+            raise self.fail("expected digits in the exponent", end)
+        while end < n and text[end] in _DIGITS:
+            end += 1
+        return end
+
+    def string(self, quote: str, kind: str) -> Token:
+        text, start = self.text, self.pos
+        out: list[str] = []
+        i = start + 1
+        n = len(text)
+        while True:
+            if i >= n:
+                raise self.fail("unterminated string" if kind == "str" else "unterminated name", start)
+            c = text[i]
+            if c == quote:
+                break
+            if c != "\\":
+                out.append(c)
+                i += 1
+            elif self.old_strings:
+                escaped_quote = text.startswith(quote, i + 1)
+                out.append(quote if escaped_quote else c)
+                i += 2 if escaped_quote else 1
+            else:
+                i = self._escape(i + 1, out)
+        self.pos = i + 1
+        raw = "".join(out)
+        value = raw.encode("utf-8", "surrogateescape").decode("latin-1") if not raw.isascii() else raw
+        return Token(kind, text[start : i + 1], start, value, i + 1)
+
+    def _escape(self, i: int, out: list[str]) -> int:
+        """Decode the escape after a backslash at i-1; return the index after it."""
+        text = self.text
+        if i >= len(text):
+            raise self.fail("unterminated string", i)
+        c = text[i]
+        if c in "01234567":
+            limit = 3 if c in "0123" else 2
+            j = i
+            while j < len(text) and j - i < limit and text[j] in "01234567":
+                j += 1
+            code = int(text[i:j], 8)
+            if code == 0:
+                raise self.fail("a string may not contain a NUL byte", i - 1)
+            # A byte, not a character: mark it so the UTF-8 step keeps it as one byte.
+            out.append(chr(0xDC00 + code) if code >= 0x80 else chr(code))
+            return j
+        out.append(_SIMPLE_ESCAPES.get(c, c))
+        return i + 1
+
+
+def int_literal(text: str) -> int:
+    """The value of an integer literal's text; 0 when it does not fit in 64 bits (strtoll)."""
+    value = int(text)
+    if value > _INT_MAX or value < -_INT_MAX - 1:
+        return 0
+    return value

@@ -1,0 +1,5 @@
+"""The ``fairpool`` command."""
+
+from .main import main
+
+__all__ = ["main"]
