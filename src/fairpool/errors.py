@@ -1,15 +1,19 @@
 """The exceptions fairpool raises, all under one root.
 
     FairpoolError
-    └── ClassAdSyntaxError      text that is not ClassAd syntax (with line, column and a caret)
+    ├── ClassAdSyntaxError      text that is not ClassAd syntax (with line, column and a caret)
+    └── InputError              input that names its place: file, line, and what was expected
+        ├── ConfigError         a configuration file or knob (also names the knob)
+        └── SubmitError         a submit description file
 
 Data problems inside expressions are never exceptions: they are the ClassAd values
-UNDEFINED and ERROR. Exceptions are for input that cannot be read at all.
+UNDEFINED and ERROR. Exceptions are for input that cannot be read or used at all; commands
+turn them into one clear line and a non-zero exit.
 """
 
 from __future__ import annotations
 
-__all__ = ["ClassAdSyntaxError", "FairpoolError"]
+__all__ = ["ClassAdSyntaxError", "ConfigError", "FairpoolError", "InputError", "SubmitError"]
 
 
 class FairpoolError(Exception):
@@ -45,10 +49,53 @@ class ClassAdSyntaxError(FairpoolError, ValueError):
     def __str__(self) -> str:
         where = f"{self.source}:" if self.source else ""
         caret = " " * (self.column - 1) + "^"
-        return (
-            f"{where}{self.line}:{self.column}: {self.message}\n"
-            f"  {self.source_line}\n  {caret}"
-        )
+        return f"{where}{self.line}:{self.column}: {self.message}\n  {self.source_line}\n  {caret}"
 
     def __reduce__(self):  # keep the exception picklable with all its fields
         return (type(self), (self.message, self.text, self.offset, self.source))
+
+
+class InputError(FairpoolError):
+    """Input that cannot be used, reported with where it came from.
+
+    ``source`` is a file name (or a description such as ``"<command line>"``), ``line`` is
+    1-based or None.
+    """
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        super().__init__(str(self))
+
+    def where(self) -> str:
+        if self.source and self.line:
+            return f"{self.source}:{self.line}: "
+        return f"{self.source}: " if self.source else ""
+
+    def __str__(self) -> str:
+        return f"{self.where()}{self.message}"
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.source, self.line))
+
+
+class ConfigError(InputError):
+    """A configuration that cannot be read or used. ``knob`` names the knob when there is one."""
+
+    def __init__(
+        self,
+        message: str,
+        source: str | None = None,
+        line: int | None = None,
+        knob: str | None = None,
+    ) -> None:
+        self.knob = knob
+        super().__init__(message, source, line)
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.source, self.line, self.knob))
+
+
+class SubmitError(InputError):
+    """A submit description that cannot be turned into jobs."""

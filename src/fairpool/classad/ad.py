@@ -63,7 +63,11 @@ class Expr:
         return self
 
     def eval(
-        self, scope: ClassAd | None = None, target: ClassAd | None = None, *, now: float | None = None
+        self,
+        scope: ClassAd | None = None,
+        target: ClassAd | None = None,
+        *,
+        now: float | None = None,
     ) -> Any:
         """Evaluate with ``scope`` as MY (and ``target`` as TARGET); Python value back."""
         from .match import evaluate
@@ -172,9 +176,7 @@ class ClassAd(AdBase, MutableMapping):
         """The attribute's name as it was first written."""
         return self._names[name.lower()]
 
-    def eval(
-        self, name: str, target: ClassAd | None = None, *, now: float | None = None
-    ) -> Any:
+    def eval(self, name: str, target: ClassAd | None = None, *, now: float | None = None) -> Any:
         """Evaluate an attribute in this ad (against ``target``); Python value back."""
         from .match import evaluate_attribute
 
@@ -186,7 +188,7 @@ class ClassAd(AdBase, MutableMapping):
 
         return requirements_met(other, self, now=_now(now))
 
-    def symmetricMatch(self, other: ClassAd, *, now: float | None = None) -> bool:  # noqa: N802
+    def symmetricMatch(self, other: ClassAd, *, now: float | None = None) -> bool:
         """Both ads' Requirements hold against each other."""
         from .match import symmetric_match
 
@@ -194,25 +196,25 @@ class ClassAd(AdBase, MutableMapping):
 
     symmetric_match = symmetricMatch
 
-    def externalRefs(self, expr: Expr | str) -> list[str]:  # noqa: N802
+    def externalRefs(self, expr: Expr | str) -> list[str]:
         """Attributes an expression needs from outside this ad (the other ad of a match)."""
         from .refs import references
 
         return sorted(references(_as_expr(expr).node, self).external, key=str.lower)
 
-    def internalRefs(self, expr: Expr | str) -> list[str]:  # noqa: N802
+    def internalRefs(self, expr: Expr | str) -> list[str]:
         """Attributes of this ad an expression reads, directly or through other attributes."""
         from .refs import references
 
         return sorted(references(_as_expr(expr).node, self).internal, key=str.lower)
 
-    def printOld(self) -> str:  # noqa: N802
+    def printOld(self) -> str:
         """The ad in old syntax, one ``Name = expr`` per line (as condor_status -l prints)."""
         from .formats import write_old
 
         return write_old(self)
 
-    def printJson(self) -> str:  # noqa: N802
+    def printJson(self) -> str:
         """The ad in HTCondor's JSON ad format."""
         from .formats import write_json
 
@@ -346,4 +348,3 @@ def new_state(run: Any, my: ClassAd | None, target: ClassAd | None, now: float) 
 
     root, contexts = match_scopes()
     return EvalState(run, now, ad=my, root=root, my=my, target=target, contexts=contexts)
-

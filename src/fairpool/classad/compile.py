@@ -211,8 +211,14 @@ def _comparison(op: str, node: Binary, left: Closure, right: Closure) -> Closure
         return _number_comparison(op, left, const)
     import operator
 
-    native = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-              "==": operator.eq, "!=": operator.ne}[op]
+    native = {
+        "<": operator.lt,
+        "<=": operator.le,
+        ">": operator.gt,
+        ">=": operator.ge,
+        "==": operator.eq,
+        "!=": operator.ne,
+    }[op]
 
     def cmp(st: EvalState) -> Any:
         a, b = left(st), right(st)
@@ -227,8 +233,14 @@ def _comparison(op: str, node: Binary, left: Closure, right: Closure) -> Closure
 def _number_comparison(op: str, left: Closure, const: int | float) -> Closure:
     import operator
 
-    native = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-              "==": operator.eq, "!=": operator.ne}[op]
+    native = {
+        "<": operator.lt,
+        "<=": operator.le,
+        ">": operator.gt,
+        ">=": operator.ge,
+        "==": operator.eq,
+        "!=": operator.ne,
+    }[op]
     kind = type(const)
 
     def cmp(st: EvalState) -> Any:

@@ -56,4 +56,7 @@ def run_line(line: str, evaluator: str = "compiled") -> dict[str, Any]:
     try:
         return {"id": case.get("id"), "got": evaluate_case(case, evaluator)}
     except ClassAdSyntaxError as err:
-        return {"id": case.get("id"), "error": f"bad ad: {err.message} (line {err.line}, column {err.column})"}
+        return {
+            "id": case.get("id"),
+            "error": f"bad ad: {err.message} (line {err.line}, column {err.column})",
+        }

@@ -125,12 +125,16 @@ def _old_line(text: str, number: int, source: str | None) -> tuple[str, Node]:
     try:
         return attr, parse_old_value(text[start:], source)
     except ClassAdSyntaxError as err:
-        raise ClassAdSyntaxError(err.message, text, start + err.offset, source, number - 1) from None
+        raise ClassAdSyntaxError(
+            err.message, text, start + err.offset, source, number - 1
+        ) from None
 
 
 def write_old(ad: ClassAd) -> str:
     """``Name = expr`` lines as condor_status -l prints them (strings as UTF-8 text)."""
-    lines = [f"{ad.spelling(k)} = {to_text(unparse(e.node, old=True))}" for k, e in ad._exprs.items()]
+    lines = [
+        f"{ad.spelling(k)} = {to_text(unparse(e.node, old=True))}" for k, e in ad._exprs.items()
+    ]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -211,7 +215,9 @@ def _read_json(lines: Iterable[str], name: str | None) -> Iterator[ClassAd]:
         except json.JSONDecodeError as err:
             chunk = None if exhausted else next(pending, None)
             if chunk is None:
-                raise ClassAdSyntaxError(f"invalid JSON ad: {err.msg}", buffer, err.pos, name) from None
+                raise ClassAdSyntaxError(
+                    f"invalid JSON ad: {err.msg}", buffer, err.pos, name
+                ) from None
             buffer += chunk
             continue
         buffer = buffer[end:]
@@ -220,7 +226,9 @@ def _read_json(lines: Iterable[str], name: str | None) -> Iterator[ClassAd]:
 
 def _json_ad(obj: Any, source: str | None) -> ClassAd:
     if not isinstance(obj, dict):
-        raise ClassAdSyntaxError(f"a JSON ad must be an object, not {type(obj).__name__}", source=source)
+        raise ClassAdSyntaxError(
+            f"a JSON ad must be an object, not {type(obj).__name__}", source=source
+        )
     ad = ClassAd()
     for attr, value in obj.items():
         ad.insert_node(attr, _json_node(value, source))
@@ -272,4 +280,3 @@ def _json_value(node: Node) -> Any:
 
 def _escape_expr_markers(text: str) -> str:
     return text.replace('"/Expr(', '"\\/Expr(').replace(')/"', ')\\/"')
-

@@ -25,7 +25,6 @@ from typing import Any
 from . import compile as _compile
 from .ad import ClassAd, Expr, new_state
 from .nodes import Literal, MatchSide
-from .parser import parse_ad_literal
 from .scope import EvalState, eval_attr
 
 __all__ = [

@@ -13,7 +13,17 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .values import ERROR, UNDEFINED, AbsTime, AdBase, ClassAdList, Error, RelTime, ascii_lower, wrap
+from .values import (
+    ERROR,
+    UNDEFINED,
+    AbsTime,
+    AdBase,
+    ClassAdList,
+    Error,
+    RelTime,
+    ascii_lower,
+    wrap,
+)
 
 __all__ = [
     "BINARY",
@@ -202,7 +212,9 @@ def identical(a: Any, b: Any) -> Any:
     """``=?=``/``is``: same type and same value, strings with case; two lists or two ads
     cannot be compared (ERROR)."""
     ta, tb = type(a), type(b)
-    if (ta is ClassAdList and tb is ClassAdList) or (isinstance(a, AdBase) and isinstance(b, AdBase)):
+    if (ta is ClassAdList and tb is ClassAdList) or (
+        isinstance(a, AdBase) and isinstance(b, AdBase)
+    ):
         return ERROR
     if ta is not tb:
         return False

@@ -13,18 +13,48 @@ from __future__ import annotations
 
 from ..errors import ClassAdSyntaxError
 from . import timefmt
-from .nodes import AdLit, AttrRef, Binary, Call, Cond, Elvis, ListLit, Literal, Node, Paren, Subscript, Unary
+from .nodes import (
+    AdLit,
+    AttrRef,
+    Binary,
+    Call,
+    Cond,
+    Elvis,
+    ListLit,
+    Literal,
+    Node,
+    Paren,
+    Subscript,
+    Unary,
+)
 from .tokens import Token, int_literal, tokenize
 
 __all__ = ["parse_ad_literal", "parse_expr", "parse_old_value"]
 
 _BINARY_POWER = {
-    "||": 2, "&&": 3, "|": 4, "^": 5, "&": 6,
-    "==": 7, "!=": 7, "=?=": 7, "=!=": 7, "is": 7, "isnt": 7,
-    "<": 8, "<=": 8, ">": 8, ">=": 8,
-    "<<": 9, ">>": 9, ">>>": 9,
-    "+": 10, "-": 10,
-    "*": 11, "/": 11, "%": 11,
+    "||": 2,
+    "&&": 3,
+    "|": 4,
+    "^": 5,
+    "&": 6,
+    "==": 7,
+    "!=": 7,
+    "=?=": 7,
+    "=!=": 7,
+    "is": 7,
+    "isnt": 7,
+    "<": 8,
+    "<=": 8,
+    ">": 8,
+    ">=": 8,
+    "<<": 9,
+    ">>": 9,
+    ">>>": 9,
+    "+": 10,
+    "-": 10,
+    "*": 11,
+    "/": 11,
+    "%": 11,
 }
 _CANONICAL_OP = {"=?=": "is", "=!=": "isnt"}
 _CONDITIONAL_POWER = 1
@@ -116,7 +146,7 @@ class _Parser:
                 right = self.expression(power)
                 left = Binary(_CANONICAL_OP.get(op, op), left, right)
             elif op == "?":
-                if _CONDITIONAL_POWER <= min_power:
+                if min_power >= _CONDITIONAL_POWER:
                     return left
                 self.next()
                 left = self.conditional(left)

@@ -65,7 +65,9 @@ def _reference(node: AttrRef, ad: Any, found: References, seen: set[str]) -> boo
         return True
     if type(scope) is AttrRef and scope.scope is None and not scope.absolute:
         if scope.lname in _OTHER_SCOPES and not _has(ad, scope.lname):
-            found.unresolved.add(f"{'TARGET' if scope.lname == 'target' else scope.name}.{node.name}")
+            found.unresolved.add(
+                f"{'TARGET' if scope.lname == 'target' else scope.name}.{node.name}"
+            )
             found.external.add(node.name)
             return True
         if scope.lname in _OWN_SCOPES and not _has(ad, scope.lname):
@@ -77,7 +79,9 @@ def _reference(node: AttrRef, ad: Any, found: References, seen: set[str]) -> boo
     return True
 
 
-def _own(node: AttrRef, ad: Any, found: References, seen: set[str], external_if_missing: bool) -> None:
+def _own(
+    node: AttrRef, ad: Any, found: References, seen: set[str], external_if_missing: bool
+) -> None:
     """An attribute of the ad itself, followed into its expression; or an unresolved one."""
     if not _has(ad, node.lname):
         found.unresolved.add(node.name)

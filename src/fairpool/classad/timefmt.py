@@ -27,9 +27,7 @@ _ABSTIME = re.compile(
     r"(?:[T ]?:?(\d{1,2})(?::?(\d{1,2})(?::?(\d{1,2}))?)?|T)?)?)?"
     r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?\s*"
 )
-_RELTIME_CLOCK = re.compile(
-    r"\s*(-)?(?:(\d+)\+)?(\d+)(?::(\d+))?(?::(\d+))?(\.\d+)?\s*"
-)
+_RELTIME_CLOCK = re.compile(r"\s*(-)?(?:(\d+)\+)?(\d+)(?::(\d+))?(?::(\d+))?(\.\d+)?\s*")
 _RELTIME_UNITS = re.compile(r"\s*(-)?((?:\d+(?:\.\d*)?\s*[dhms]\s*)+)")
 _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
@@ -157,7 +155,9 @@ def format_abstime(value: AbsTime) -> str:
     offset = value.offset
     sign = "+" if offset > 0 else "-"
     oh, om = divmod(abs(offset) // 60, 60)
-    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{sec:02d}{sign}{oh:02d}:{om:02d}"
+    return (
+        f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{sec:02d}{sign}{oh:02d}:{om:02d}"
+    )
 
 
 def strftime(fmt: str, local_secs: int) -> str:

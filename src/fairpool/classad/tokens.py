@@ -33,18 +33,59 @@ RESERVED = frozenset(_KEYWORD_LITERALS) | _KEYWORD_OPS
 
 # Longest first, so that ">>>" wins over ">>" and ">".
 _OPERATORS = (
-    ">>>", "=?=", "=!=",
-    "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "..",
-    "+", "-", "*", "/", "%", "<", ">", "!", "~", "&", "|", "^",
-    "?", ":", "(", ")", "[", "]", "{", "}", ",", ";", ".", "=",
+    ">>>",
+    "=?=",
+    "=!=",
+    "&&",
+    "||",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "<<",
+    ">>",
+    "..",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    ">",
+    "!",
+    "~",
+    "&",
+    "|",
+    "^",
+    "?",
+    ":",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ";",
+    ".",
+    "=",
 )
 _WHITESPACE = " \t\n\r\f\v"
 _IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _IDENT_CHARS = _IDENT_START | frozenset("0123456789")
 _DIGITS = frozenset("0123456789")
 _SIMPLE_ESCAPES = {
-    "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
-    "\\": "\\", '"': '"', "'": "'", "?": "?",
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "?": "?",
 }
 _INT_MAX = (1 << 63) - 1
 
@@ -171,7 +212,9 @@ class _Lexer:
         n = len(text)
         while True:
             if i >= n:
-                raise self.fail("unterminated string" if kind == "str" else "unterminated name", start)
+                raise self.fail(
+                    "unterminated string" if kind == "str" else "unterminated name", start
+                )
             c = text[i]
             if c == quote:
                 break
@@ -186,7 +229,9 @@ class _Lexer:
                 i = self._escape(i + 1, out)
         self.pos = i + 1
         raw = "".join(out)
-        value = raw.encode("utf-8", "surrogateescape").decode("latin-1") if not raw.isascii() else raw
+        value = (
+            raw.encode("utf-8", "surrogateescape").decode("latin-1") if not raw.isascii() else raw
+        )
         return Token(kind, text[start : i + 1], start, value, i + 1)
 
     def _escape(self, i: int, out: list[str]) -> int:

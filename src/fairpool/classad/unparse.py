@@ -41,8 +41,15 @@ __all__ = [
 ]
 
 _ESCAPES = {
-    '"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f",
-    "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+    '"': '\\"',
+    "\\": "\\\\",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
 }
 _IDENT_START = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 # The library's writer also quotes ``parent`` (the canonical form of canonical.py does not).
@@ -67,9 +74,9 @@ def quote_string(raw: str) -> str:
 
 def quote_name(name: str, reserved: frozenset[str] = _WRITER_RESERVED) -> str:
     """An attribute name, single-quoted when it is not a plain identifier or is reserved."""
-    if name and name[0] in _IDENT_START and all(c in _IDENT_CHARS for c in name):
-        if name.lower() not in reserved:
-            return name
+    plain = name and name[0] in _IDENT_START and all(c in _IDENT_CHARS for c in name)
+    if plain and name.lower() not in reserved:
+        return name
     escaped = name.replace("\\", "\\\\").replace("'", "\\'")
     return f"'{escaped}'"
 

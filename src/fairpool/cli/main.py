@@ -1,8 +1,36 @@
-"""Entry point of the ``fairpool`` command: one click group, subcommands in their modules."""
+"""Entry point of the ``fairpool`` command.
+
+Subcommands live in their own modules and are imported only when used, so that
+``fairpool --help`` and each command start quickly. To add one, add a line to COMMANDS.
+"""
+
+from __future__ import annotations
+
+import importlib
 
 import click
 
+# name -> "module:attribute" of a click command
+COMMANDS: dict[str, str] = {
+    "classad": "fairpool.cli.classad:classad",
+}
 
-@click.group()
+
+class LazyGroup(click.Group):
+    """A click group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="fairpool")
 def main() -> None:
-    """fairpool: HTCondor-style fair-share matchmaking."""
+    """fairpool: HTCondor's fair-share matchmaking, as a library, a dry-run tool and a simulator."""

@@ -81,9 +81,7 @@ def _numeric(args: list[Any], how: str) -> Any:
 
 
 for _how, _name in (("sum", "Sum"), ("avg", "Avg"), ("min", "Min"), ("max", "Max")):
-    builtin(f"stringList{_name}", args=(1, 2))(
-        lambda st, args, _how=_how: _numeric(args, _how)
-    )
+    builtin(f"stringList{_name}", args=(1, 2))(lambda st, args, _how=_how: _numeric(args, _how))
 
 
 def _member(args: list[Any], fold: bool) -> Any:

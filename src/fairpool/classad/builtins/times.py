@@ -88,16 +88,29 @@ def _split_time(st: Any, args: list[Any]) -> Any:
     if type(value) is RelTime:
         days, hours, minutes, seconds = _split_relative(value.secs)
         return ClassAd(
-            {"Type": "RelativeTime", "Days": days, "Hours": hours, "Minutes": minutes,
-             "Seconds": abs(seconds)}
+            {
+                "Type": "RelativeTime",
+                "Days": days,
+                "Hours": hours,
+                "Minutes": minutes,
+                "Seconds": abs(seconds),
+            }
         )
     moment = _instant(value)
     if type(moment) is not AbsTime:
         return moment
     year, month, day, hour, minute, sec, _, _ = timefmt.civil_from_secs(moment.secs + moment.offset)
     return ClassAd(
-        {"Type": "AbsoluteTime", "Year": year, "Month": month, "Day": day, "Hours": hour,
-         "Minutes": minute, "Seconds": sec, "Offset": moment.offset}
+        {
+            "Type": "AbsoluteTime",
+            "Year": year,
+            "Month": month,
+            "Day": day,
+            "Hours": hour,
+            "Minutes": minute,
+            "Seconds": sec,
+            "Offset": moment.offset,
+        }
     )
 
 
@@ -124,7 +137,9 @@ def _split_ad_secs(st: Any, ad: Any) -> int | None:
     """The local time a splitTime() ad describes (None if it does not describe one)."""
     from ..scope import select
 
-    fields = [select(st, ad, name) for name in ("year", "month", "day", "hours", "minutes", "seconds")]
+    fields = [
+        select(st, ad, name) for name in ("year", "month", "day", "hours", "minutes", "seconds")
+    ]
     if any(type(f) is not int for f in fields):
         return None
     return timefmt.secs_from_civil(*fields)

@@ -35,13 +35,21 @@ _BYTES, _LENGTH = "bytes", "length"
 _OUTCOME = {
     _PLAIN: {(_DIGIT, _DIGIT): _LENGTH},
     _INTEGER: {
-        (_OTHER, _DIGIT): -1, (_OTHER, _ZERO): -1, (_DIGIT, _OTHER): 1, (_ZERO, _OTHER): 1,
-        (_DIGIT, _DIGIT): _LENGTH, (_DIGIT, _ZERO): _LENGTH,
-        (_ZERO, _DIGIT): _LENGTH, (_ZERO, _ZERO): _LENGTH,
+        (_OTHER, _DIGIT): -1,
+        (_OTHER, _ZERO): -1,
+        (_DIGIT, _OTHER): 1,
+        (_ZERO, _OTHER): 1,
+        (_DIGIT, _DIGIT): _LENGTH,
+        (_DIGIT, _ZERO): _LENGTH,
+        (_ZERO, _DIGIT): _LENGTH,
+        (_ZERO, _ZERO): _LENGTH,
     },
     _FRACTION: {},
     _ZEROS: {
-        (_OTHER, _DIGIT): 1, (_OTHER, _ZERO): 1, (_DIGIT, _OTHER): -1, (_ZERO, _OTHER): -1,
+        (_OTHER, _DIGIT): 1,
+        (_OTHER, _ZERO): 1,
+        (_DIGIT, _OTHER): -1,
+        (_ZERO, _OTHER): -1,
     },
 }
 
