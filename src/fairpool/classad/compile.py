@@ -32,11 +32,15 @@ from .nodes import (
     Paren,
     Subscript,
     Unary,
+    children,
 )
-from .operators import BINARY, UNARY, compare, logical_and, logical_or, truth
+from .operators import BINARY, UNARY, compare, truth
 from .scope import (
+    MATCH_SCOPE_NAMES,
     NOT_CONST,
+    SPECIAL_NAMES,
     EvalState,
+    attribute_of,
     eval_attr,
     select,
     subscript,
@@ -64,42 +68,45 @@ def compiled(node: Node) -> Closure:
     """The closure for ``node`` (built and cached on first use)."""
     fn = node._compiled
     if fn is None:
-        fn = _fold(node) or _BUILDERS[type(node)](node)
+        fn = _fold(node, _BUILDERS[type(node)](node))
         node._compiled = fn
     return fn
 
 
 # -- constant folding -----------------------------------------------------------------
-def _is_constant(node: Node) -> bool:
-    kind = type(node)
-    if kind is Literal:
-        return isinstance(node.value, _FOLDABLE)
-    if kind in (Unary, Binary, Paren, Cond, Elvis):
-        from .nodes import children
+_FOLDS = (Unary, Binary, Paren, Cond, Elvis, Call)
 
-        return all(_is_constant(child) for child in children(node))
+
+def _fold(node: Node, fn: Closure) -> Closure:
+    """A constant closure for a node whose children are all constant (and, for a call,
+    whose function is pure); children are compiled first, so this is linear."""
+    kind = type(node)
+    if kind not in _FOLDS or hasattr(fn, "constant"):
+        return fn
     if kind is Call:
         spec = FUNCTIONS.get(node.lname)
-        return spec is not None and spec.pure and all(_is_constant(a) for a in node.args)
-    return False
-
-
-def _fold(node: Node) -> Closure | None:
-    if type(node) is Literal or not _is_constant(node):
-        return None
-    value = _BUILDERS[type(node)](node)(EvalState(run, now=0))
-    if not isinstance(value, _FOLDABLE):
-        return None
-    return _constant(value)
+        if spec is None or not spec.pure or spec.lazy:
+            return fn
+    if not all(hasattr(child._compiled, "constant") for child in children(node)):
+        return fn
+    value = fn(EvalState(run, now=0))
+    return _constant(value) if isinstance(value, _FOLDABLE) else fn
 
 
 def _constant(value: Any) -> Closure:
-    return lambda st: value
+    def constant(st: EvalState) -> Any:
+        return value
+
+    constant.constant = value  # type: ignore[attr-defined]
+    return constant
 
 
 # -- builders, one per node type -------------------------------------------------------
 def _literal(node: Literal) -> Closure:
-    return _constant(node.value)
+    if isinstance(node.value, _FOLDABLE):
+        return _constant(node.value)
+    value = node.value
+    return lambda st: value
 
 
 def _paren(node: Paren) -> Closure:
@@ -123,6 +130,11 @@ def _attribute(node: AttrRef) -> Closure:
 
 
 def _own_or_scoped(lname: str) -> Closure:
+    """An unscoped name. When it is neither special nor a name of the match scopes, a
+    top-level ad's scope chain holds nothing for it, so a miss goes straight to the other
+    ad of the match (or is UNDEFINED outside a match)."""
+    plain = lname not in SPECIAL_NAMES and lname not in MATCH_SCOPE_NAMES
+
     def ref(st: EvalState) -> Any:
         ad = st.ad
         if ad is not None:
@@ -130,6 +142,17 @@ def _own_or_scoped(lname: str) -> Closure:
             if expr is not None:
                 const = expr.const
                 return const if const is not NOT_CONST else eval_attr(st, ad, expr)
+            if plain and ad.parent is None:
+                target = st.target
+                if target is None:
+                    return UNDEFINED
+                other = target if ad is st.my else st.my if ad is target else None
+                if other is not None:
+                    expr = other._exprs.get(lname)
+                    if expr is None:
+                        return UNDEFINED
+                    const = expr.const
+                    return const if const is not NOT_CONST else eval_attr(st, other, expr)
         return value_of_name(st, lname)
 
     return ref
@@ -151,6 +174,7 @@ def _target_ref(lname: str, scope: Closure) -> Closure:
             if expr is not None:
                 const = expr.const
                 return const if const is not NOT_CONST else eval_attr(st, other, expr)
+            return attribute_of(st, other, lname)
         return select(st, scope(st), lname)
 
     return ref
@@ -179,28 +203,73 @@ def _unary(node: Unary) -> Closure:
 
 def _binary(node: Binary) -> Closure:
     op = node.op
+    if op == "&&" or op == "||":
+        operands = tuple(compiled(n) for n in _chain(node, op))
+        return _all_of(operands) if op == "&&" else _any_of(operands)
     left, right = compiled(node.left), compiled(node.right)
-    if op == "&&":
-        return _and(left, right)
-    if op == "||":
-        return lambda st: logical_or(left(st), lambda: right(st))
     if op in _ORDERING:
         return _comparison(op, node, left, right)
     fn = BINARY[op]
     return lambda st: fn(left(st), right(st))
 
 
-def _and(left: Closure, right: Closure) -> Closure:
-    def and_(st: EvalState) -> Any:
-        a = left(st)
-        if a is True:
-            b = right(st)
-            return b if type(b) is bool else truth(b)
-        if a is False:
-            return False
-        return logical_and(a, lambda: right(st))
+def _chain(node: Node, op: str) -> list[Node]:
+    """The operands of ``a && b && (c && d)``: ``&&`` and ``||`` are associative under
+    ClassAd's three-valued logic, so a chain evaluates left to right in one loop."""
+    inner = node
+    while type(inner) is Paren:
+        inner = inner.inner
+    if type(inner) is Binary and inner.op == op:
+        return _chain(inner.left, op) + _chain(inner.right, op)
+    return [node]
 
-    return and_
+
+def _all_of(operands: tuple[Closure, ...]) -> Closure:
+    """``&&`` over a chain: False or ERROR stops it; UNDEFINED is remembered."""
+
+    def all_of(st: EvalState) -> Any:
+        result: Any = True
+        for operand in operands:
+            value = operand(st)
+            if value is True:
+                continue
+            if value is False:
+                return False
+            kind = type(value)
+            if kind is int or kind is float:
+                if value == 0:
+                    return False
+            elif value is UNDEFINED:
+                result = UNDEFINED
+            else:
+                return ERROR
+        return result
+
+    return all_of
+
+
+def _any_of(operands: tuple[Closure, ...]) -> Closure:
+    """``||`` over a chain: True or ERROR stops it; UNDEFINED is remembered."""
+
+    def any_of(st: EvalState) -> Any:
+        result: Any = False
+        for operand in operands:
+            value = operand(st)
+            if value is False:
+                continue
+            if value is True:
+                return True
+            kind = type(value)
+            if kind is int or kind is float:
+                if value != 0:
+                    return True
+            elif value is UNDEFINED:
+                result = UNDEFINED
+            else:
+                return ERROR
+        return result
+
+    return any_of
 
 
 def _comparison(op: str, node: Binary, left: Closure, right: Closure) -> Closure:
@@ -299,6 +368,12 @@ def _call(node: Call) -> Closure:
         args = node.args
         return lambda st: fn(st, args)
     arg_fns = [compiled(a) for a in node.args]
+    if len(arg_fns) == 1:
+        (first,) = arg_fns
+        return lambda st: fn(st, [first(st)])
+    if len(arg_fns) == 2:
+        first, second = arg_fns
+        return lambda st: fn(st, [first(st), second(st)])
     return lambda st: fn(st, [a(st) for a in arg_fns])
 
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import IO, Any
 
 from ..errors import ClassAdSyntaxError
@@ -25,9 +27,9 @@ from .ad import ClassAd, node_of
 from .nodes import AdLit, ListLit, Literal, Node
 from .parser import parse_ad_literal, parse_expr, parse_old_value
 from .unparse import quote_name, unparse
-from .values import AbsTime, Error, RelTime, Undefined, to_text
+from .values import AbsTime, Error, RelTime, Undefined, from_text, to_text
 
-__all__ = ["parse_ad", "parse_ads", "write_json", "write_new", "write_old"]
+__all__ = ["clear_cache", "parse_ad", "parse_ads", "write_json", "write_new", "write_old"]
 
 _FORMATS = ("auto", "old", "new", "json")
 _EXPR_PREFIX, _EXPR_SUFFIX = "/Expr(", ")/"
@@ -121,13 +123,39 @@ def _old_line(text: str, number: int, source: str | None) -> tuple[str, Node]:
             "expected 'Name = expression'", text, len(text) - len(text.lstrip()), source, number - 1
         )
     attr = text[:eq].strip()
-    start = eq + 1
+    value = text[eq + 1 :]
+    start = eq + 1 + len(value) - len(value.lstrip())
     try:
-        return attr, parse_old_value(text[start:], source)
+        return attr, _old_value(value.strip())
     except ClassAdSyntaxError as err:
         raise ClassAdSyntaxError(
             err.message, text, start + err.offset, source, number - 1
         ) from None
+
+
+_PLAIN_INT = re.compile(r"-?(?:[1-9]\d{0,17}|0)")
+_PLAIN_STRING = re.compile(r'"[^"\\]*"')
+_KEYWORDS = {"true": True, "false": False}
+
+
+@lru_cache(maxsize=1 << 16)
+def _old_value(text: str) -> Node:
+    """The parsed value of an old-syntax line. Pools repeat the same expressions in
+    thousands of ads, so identical text shares one tree (and one compiled closure); plain
+    numbers and strings skip the parser."""
+    if _PLAIN_INT.fullmatch(text):
+        return Literal(int(text))
+    if _PLAIN_STRING.fullmatch(text):
+        return Literal(from_text(text[1:-1]))
+    keyword = _KEYWORDS.get(text.lower())
+    if keyword is not None:
+        return Literal(keyword)
+    return parse_old_value(text)
+
+
+def clear_cache() -> None:
+    """Forget shared parse results (benchmarks measure parsing from cold with it)."""
+    _old_value.cache_clear()
 
 
 def write_old(ad: ClassAd) -> str:

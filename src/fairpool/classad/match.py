@@ -25,7 +25,7 @@ from typing import Any
 from . import compile as _compile
 from .ad import ClassAd, Expr, new_state
 from .nodes import Literal, MatchSide
-from .scope import EvalState, eval_attr
+from .scope import MATCH_SCOPE_NAMES, EvalState, eval_attr
 
 __all__ = [
     "evaluate",
@@ -55,6 +55,8 @@ def match_scopes() -> tuple[ClassAd, tuple[ClassAd, ClassAd]]:
     root.insert_node("LEFT", MatchSide("left"))
     root.insert_node("rCtx", Literal(rctx))
     root.insert_node("RIGHT", MatchSide("right"))
+    names = {name.lower() for ad in (root, lctx, rctx) for name in ad}
+    assert names <= MATCH_SCOPE_NAMES, "compile.py's fast paths rely on MATCH_SCOPE_NAMES"
     return root, (lctx, rctx)
 
 
@@ -98,16 +100,22 @@ def satisfied(value: Any) -> bool:
 
 def requirements_met(ad: ClassAd, other: ClassAd, *, now: float, run: Any = None) -> bool:
     """``ad``'s own Requirements hold with MY=ad and TARGET=other."""
-    expr = ad._exprs.get(_REQUIREMENTS)
-    if expr is None:
-        return False
-    st = new_state(run or _compile.run, ad, other, now)
-    return satisfied(eval_attr(st, ad, expr))
+    return _own_requirements(new_state(run or _compile.run, ad, other, now), ad)
 
 
 def symmetric_match(a: ClassAd, b: ClassAd, *, now: float, run: Any = None) -> bool:
-    """Both ads' Requirements hold against each other."""
-    return requirements_met(a, b, now=now, run=run) and requirements_met(b, a, now=now, run=run)
+    """Both ads' Requirements hold against each other (one state serves both directions)."""
+    st = new_state(run or _compile.run, a, b, now)
+    if not _own_requirements(st, a):
+        return False
+    st.ad = st.my = b
+    st.target = a
+    return _own_requirements(st, b)
+
+
+def _own_requirements(st: EvalState, ad: ClassAd) -> bool:
+    expr = ad._exprs.get(_REQUIREMENTS)
+    return expr is not None and satisfied(eval_attr(st, ad, expr))
 
 
 def rank(ad: ClassAd, other: ClassAd, *, now: float, run: Any = None) -> float:

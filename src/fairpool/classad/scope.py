@@ -23,9 +23,11 @@ from typing import Any
 from .values import ERROR, UNDEFINED, AdBase, ClassAdList, Error
 
 __all__ = [
+    "MATCH_SCOPE_NAMES",
     "MAX_DEPTH",
     "NOT_CONST",
     "EvalState",
+    "attribute_of",
     "eval_attr",
     "lookup",
     "select",
@@ -36,6 +38,25 @@ __all__ = [
 
 MAX_DEPTH = 120
 SPECIAL_NAMES = frozenset({"self", "my", "parent", "root", "toplevel", "currenttime"})
+# Every name the match ad and its two context ads define (match.py builds them and checks
+# it uses no other): a name outside this set is never found in the scope chain of a match.
+MATCH_SCOPE_NAMES = frozenset(
+    {
+        "ad",
+        "my",
+        "other",
+        "target",
+        "lctx",
+        "rctx",
+        "left",
+        "right",
+        "symmetricmatch",
+        "leftmatchesright",
+        "rightmatchesleft",
+        "leftrankvalue",
+        "rightrankvalue",
+    }
+)
 
 
 class _NotConst:
@@ -160,6 +181,11 @@ def _value(st: EvalState, found: tuple[Any, Any] | None) -> Any:
     return expr if ad is None else eval_attr(st, ad, expr)
 
 
+def attribute_of(st: EvalState, ad: Any, lname: str) -> Any:
+    """``ad.name``: the value of a name looked up from ``ad`` (rules 1-3)."""
+    return _value(st, lookup(st, ad, lname))
+
+
 def value_of_name(st: EvalState, lname: str) -> Any:
     """An unscoped name, with the fall-back to the other ad of a match (rule 4)."""
     ad = st.ad
@@ -185,7 +211,7 @@ def value_of_absolute(st: EvalState, lname: str) -> Any:
 def select(st: EvalState, base: Any, lname: str) -> Any:
     """``base.name``: from an ad (and its enclosing ads), mapped over a list."""
     if isinstance(base, AdBase):
-        return UNDEFINED if base.detached else _value(st, lookup(st, base, lname))
+        return UNDEFINED if base.detached else attribute_of(st, base, lname)
     if base is UNDEFINED:
         return UNDEFINED
     if type(base) is ClassAdList:
