@@ -26,11 +26,11 @@ from pathlib import Path
 os.environ.setdefault("CONDOR_CONFIG", "/dev/null")
 os.environ["TZ"] = "UTC"
 
-import classad2  # noqa: E402  (test/benchmark oracle only)
-import htcondor2  # noqa: E402, F401  (switches classad2 to htcondor mode, as daemons run)
+import classad2
+import htcondor2  # noqa: F401  (switches classad2 to htcondor mode, as daemons run)
 
-from fairpool.classad import ClassAd, parse_ads, requirements_met, symmetric_match  # noqa: E402
-from fairpool.classad.formats import clear_cache  # noqa: E402
+from fairpool.classad import ClassAd, parse_ads, requirements_met, symmetric_match
+from fairpool.classad.formats import clear_cache
 
 SAMPLE = Path(__file__).parent.parent / "tests" / "data" / "ads" / "ospool" / "pool_sample.ads.gz"
 JOB = """
@@ -48,8 +48,10 @@ DiskUsage = 1
 ImageSize = 1
 NumCkpts = 0
 Rank = 0.0
-Requirements = (TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) && (TARGET.Cpus >= RequestCpus) && (TARGET.HasFileTransfer)
-"""
+Requirements = (TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") \
+&& (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) \
+&& (TARGET.Cpus >= RequestCpus) && (TARGET.HasFileTransfer)
+""".replace("\\\n", "")
 
 
 SAMPLE_TIME = 1_783_286_000  # when the OSPool sample was taken (its LastHeardFrom)

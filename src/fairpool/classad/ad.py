@@ -197,10 +197,11 @@ class ClassAd(AdBase, MutableMapping):
     symmetric_match = symmetricMatch
 
     def externalRefs(self, expr: Expr | str) -> list[str]:
-        """Attributes an expression needs from outside this ad (the other ad of a match)."""
+        """References an expression makes that this ad cannot resolve (``TARGET.Memory``,
+        names it lacks), sorted without case, as classad2 lists them."""
         from .refs import references
 
-        return sorted(references(_as_expr(expr).node, self).external, key=str.lower)
+        return sorted(references(_as_expr(expr).node, self).unresolved, key=str.lower)
 
     def internalRefs(self, expr: Expr | str) -> list[str]:
         """Attributes of this ad an expression reads, directly or through other attributes."""

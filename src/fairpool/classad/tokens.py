@@ -222,7 +222,9 @@ class _Lexer:
                 out.append(c)
                 i += 1
             elif self.old_strings:
-                escaped_quote = text.startswith(quote, i + 1)
+                # Old syntax: backslash-quote is a quote, except as the text's last quote
+                # (so "ends with backslash\" keeps its backslash, as HTCondor reads it).
+                escaped_quote = text.startswith(quote, i + 1) and bool(text[i + 2 :].strip())
                 out.append(quote if escaped_quote else c)
                 i += 2 if escaped_quote else 1
             else:

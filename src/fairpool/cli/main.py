@@ -13,6 +13,7 @@ import click
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
     "classad": "fairpool.cli.classad:classad",
+    "demo": "fairpool.cli.demo:demo",
 }
 
 
