@@ -144,31 +144,37 @@ def _strcat(st: Any, args: list[Any]) -> Any:
     return "".join(parts)
 
 
+def _c_int(value: int) -> int:
+    """A 64-bit integer narrowed to a C ``int`` (its low 32 bits), as substr() takes it."""
+    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
 @builtin("substr", args=(2, 3))
 def _substr(st: Any, args: list[Any]) -> Any:
-    if any(type(a) is Error for a in args):
-        return ERROR
     if any(a is UNDEFINED for a in args):
         return UNDEFINED
+    if any(type(a) is Error for a in args):
+        return ERROR
     text = args[0]
     if type(text) is not str or any(type(a) is not int for a in args[1:]):
         return ERROR
     size = len(text)
-    offset = args[1]
+    offset = _c_int(args[1])
     if offset < 0:
         offset = max(size + offset, 0)
     offset = min(offset, size)
-    length = args[2] if len(args) > 2 else size - offset
+    length = _c_int(args[2]) if len(args) > 2 else size - offset
     if length < 0:
         length = max(size - offset + length, 0)
     return text[offset : offset + length]
 
 
 def _string_compare(args: list[Any], fold: bool) -> Any:
+    """strcmp/stricmp: UNDEFINED if either argument is (even next to ERROR)."""
+    if any(value is UNDEFINED for value in args):
+        return UNDEFINED
     texts = []
     for value in args:
-        if type(value) is Error or value is UNDEFINED:
-            return ERROR
         text = to_string(value)
         if text is None:
             return ERROR
