@@ -1,0 +1,170 @@
+"""One negotiation cycle, as a function of its inputs (spec negotiator.md §2).
+
+``run_cycle(snapshot, priorities, params, now=...)`` reads the pool (slot ads and job
+ads), the customers' priorities and the configuration, and returns what the negotiator
+decides. It changes nothing it is given: attributes it adds to ads for the length of the
+cycle are taken away before it returns. Ties that HTCondor leaves to chance are broken by
+name and collector order, so the same inputs always give the same result.
+
+Phases: (1) fetch the slots this negotiator sees and the idle jobs; (2) measure usage from
+the claimed slots and the pie from all of them; (3) order submitters; (4) the below-floor
+round, then the normal round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..accounting.accountant import Priority, Usage
+from ..classad import ClassAd
+from ..classad.match import evaluate, satisfied
+from .autocluster import Signatures, significant_attributes
+from .ephemeral import LIVE_USAGE, Annotations, LiveUsage, live_usage_expr
+from .params import NegotiatorParams
+from .pie import CycleState, negotiate_with_group
+from .results import CycleResult, CycleStats, SubmitterSummary
+from .slots import Slot, fetch_slots, pool_weight, trim, usage_from_slots
+from .submitters import SubmitterQueue, queues
+
+__all__ = ["PoolSnapshot", "run_cycle"]
+
+
+@dataclass(frozen=True)
+class PoolSnapshot:
+    """The pool as the negotiator reads it: slot ads and job ads (idle ones negotiate)."""
+
+    slots: Sequence[ClassAd]
+    jobs: Sequence[ClassAd]
+
+
+def run_cycle(
+    snapshot: PoolSnapshot,
+    priorities: Callable[[str], Priority],
+    params: NegotiatorParams,
+    *,
+    now: float,
+) -> CycleResult:
+    """Negotiate once; ``priorities(name)`` gives a customer's RUP, factor, floor, ceiling."""
+    slots = fetch_slots(snapshot.slots, params, now)
+    usage = usage_from_slots(slots)
+    pool = pool_weight(slots, params, now)
+    signatures = Signatures(
+        significant_attributes((s.ad for s in slots), params), params.negotiate_all_jobs_in_cluster
+    )
+    jobs = [j for j in snapshot.jobs if _wanted(j, params, now)]
+    by_submitter = queues(jobs, params.accounting_domain, signatures)
+    idle = sum(q.idle_jobs for q in by_submitter.values())
+    schedds = {_schedd(job) for q in by_submitter.values() for r in q.requests for job in r.jobs}
+    candidates = trim(slots, params)
+    state = CycleState(
+        params=params,
+        now=now,
+        priorities=priorities,
+        slots=candidates,
+        usage=dict(usage),
+        min_slot_weight=min((s.weight for s in slots), default=0.0),
+        annotations=Annotations(),
+    )
+    token = LIVE_USAGE.set(LiveUsage(state.usage, state.group_of))
+    try:
+        _annotate_slots(state, slots)
+        _negotiate(state, list(by_submitter.values()), pool)
+    finally:
+        state.annotations.restore()
+        LIVE_USAGE.reset(token)
+    stats = CycleStats(
+        time=now,
+        matches=len(state.matches),
+        rejections=len(state.rejections),
+        num_idle_jobs=idle,
+        num_jobs_considered=state.jobs_considered,
+        active_submitter_count=len(by_submitter),
+        num_schedulers=len(schedds),
+        total_slots=len(slots),
+        trimmed_slots=len(candidates),
+        candidate_slots=len(candidates),
+        pie_spins=state.spins,
+        pies=1,
+        submitters_share_limit=sorted(state.share_limited),
+    )
+    return _result(state, by_submitter, stats)
+
+
+def _wanted(job: ClassAd, params: NegotiatorParams, now: float) -> bool:
+    if params.job_constraint is None:
+        return True
+    return satisfied(evaluate(params.job_constraint, job, now=now))
+
+
+def _negotiate(state: CycleState, submitters: list[SubmitterQueue], pool: float) -> None:
+    below_floor = [
+        q
+        for q in submitters
+        if state.priorities(q.name).floor > 0
+        and state.weighted_usage(q.name) < state.priorities(q.name).floor
+    ]
+    if below_floor:
+        negotiate_with_group(state, below_floor, pool, floor_round=True)
+    negotiate_with_group(state, submitters, pool)
+
+
+def _annotate_slots(state: CycleState, slots: list[Slot]) -> None:
+    """Remote-user attributes on the slots of running users (§5.5)."""
+    if not state.params.consider_preemption:
+        return
+    notes = state.annotations
+    by_machine: dict[object, list[Slot]] = {}
+    for slot in slots:
+        by_machine.setdefault(slot.ad.eval("Machine"), []).append(slot)
+        if slot.remote_user is None:
+            continue
+        priority = state.priorities(slot.remote_user)
+        notes.set(slot.ad, "RemoteUserPrio", priority.eup)
+        notes.set(slot.ad, "RemoteUserFloor", priority.floor)
+        notes.set(
+            slot.ad,
+            "RemoteUserResourcesInUse",
+            live_usage_expr("ResourcesInUseByUser", slot.remote_user),
+        )
+    if state.params.cross_slot_prios:
+        for machine_slots in by_machine.values():
+            _cross_slot(state, machine_slots)
+
+
+def _cross_slot(state: CycleState, machine_slots: list[Slot]) -> None:
+    prios = {}
+    for slot in machine_slots:
+        slot_id = slot.ad.eval("SlotID")
+        if slot.remote_user is not None and type(slot_id) is int:
+            prios[f"Slot{slot_id}_RemoteUserPrio"] = state.priorities(slot.remote_user).eup
+    for slot in machine_slots:
+        for name, value in prios.items():
+            state.annotations.set(slot.ad, name, value)
+
+
+def _result(
+    state: CycleState, by_submitter: dict[str, SubmitterQueue], stats: CycleStats
+) -> CycleResult:
+    names = set(by_submitter) | {n for n in state.usage if "@" in n}
+    summaries = {}
+    for name in sorted(names):
+        priority = state.priorities(name)
+        held = state.usage.get(name, Usage())
+        summaries[name] = SubmitterSummary(
+            priority.rup, priority.eup, priority.factor, held.weight, held.count
+        )
+    return CycleResult(
+        time=stats.time,
+        matches=state.matches,
+        rejections=list(state.rejections.values()),
+        submitters=summaries,
+        usage=state.usage,
+        stats=stats,
+    )
+
+
+def _schedd(job: ClassAd) -> str:
+    """The schedd a job came from: the first part of its GlobalJobId."""
+    global_id = job.eval("GlobalJobId")
+    return global_id.split("#")[0] if isinstance(global_id, str) else "local"

@@ -1,0 +1,89 @@
+"""Attributes that exist only while a cycle runs (seed "Priorities in Negotiation and
+Preemption"; spec negotiator.md §5.5).
+
+On slots: ``RemoteUserPrio``, ``RemoteUserFloor``, ``RemoteUserResourcesInUse`` and, for
+every slot of the machine, ``Slot<N>_RemoteUserPrio``. On the job being matched:
+``SubmitterUserPrio`` (and the old spelling ``SubmittorPrio``),
+``SubmitterUserResourcesInUse``, ``SubmitterNegotiatingGroup``, ``SubmitterAutoregroup``,
+and under group quotas ``SubmitterGroup*`` / ``RemoteGroup*``. The ``*ResourcesInUse``
+attributes of running users are the live expressions ``ResourcesInUseByUser("u")`` and
+``ResourcesInUseByUsersGroup("u")``, so they see matches made earlier in the same cycle.
+
+``Annotations`` remembers every change and puts each ad back as it was when the cycle
+ends, so a cycle leaves its inputs unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from typing import Any
+
+from ..accounting.accountant import Usage
+from ..classad import ClassAd, Expr
+from ..classad.builtins import builtin
+from ..classad.values import UNDEFINED
+
+__all__ = ["LIVE_USAGE", "Annotations", "LiveUsage"]
+
+
+class LiveUsage:
+    """The usage tables the ``ResourcesInUse*`` functions read during a cycle."""
+
+    def __init__(self, usage: Mapping[str, Usage], group_of: Callable[[str], str | None]) -> None:
+        self.usage = usage
+        self.group_of = group_of
+
+    def of_user(self, name: str) -> float:
+        held = self.usage.get(name)
+        return held.weight if held is not None else 0.0
+
+    def of_group(self, name: str) -> Any:
+        group = self.group_of(name)
+        return UNDEFINED if group is None else self.of_user(group)
+
+
+LIVE_USAGE: ContextVar[LiveUsage | None] = ContextVar("fairpool_live_usage", default=None)
+
+
+@builtin("ResourcesInUseByUser", pure=False)
+def _in_use_by_user(st: Any, args: list[Any]) -> Any:
+    live = LIVE_USAGE.get()
+    return live.of_user(args[0]) if live is not None and isinstance(args[0], str) else UNDEFINED
+
+
+@builtin("ResourcesInUseByUsersGroup", pure=False)
+def _in_use_by_group(st: Any, args: list[Any]) -> Any:
+    live = LIVE_USAGE.get()
+    return live.of_group(args[0]) if live is not None and isinstance(args[0], str) else UNDEFINED
+
+
+class Annotations:
+    """Attributes set on ads for the length of a cycle, and how to take them back."""
+
+    def __init__(self) -> None:
+        self._undo: list[tuple[ClassAd, str, Expr | None]] = []
+        self._touched: set[tuple[int, str]] = set()
+
+    def set(self, ad: ClassAd, name: str, value: Any) -> None:
+        key = (id(ad), name.lower())
+        if key not in self._touched:
+            self._touched.add(key)
+            self._undo.append((ad, name, ad.lookup(name) if name in ad else None))
+        ad[name] = value
+
+    def restore(self) -> None:
+        for ad, name, previous in reversed(self._undo):
+            if previous is None:
+                if name in ad:
+                    del ad[name]
+            else:
+                ad.insert_expr(name, previous)
+        self._undo.clear()
+        self._touched.clear()
+
+
+def live_usage_expr(function: str, name: str) -> Expr:
+    """``ResourcesInUseByUser("name")``-style expression for an ad."""
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    return Expr(f'{function}("{escaped}")')

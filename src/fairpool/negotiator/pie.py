@@ -1,0 +1,282 @@
+"""The pie spin (seed "The Layperson's Description of the Pie Spin and Pie Slice"; spec
+negotiator.md §3).
+
+Each spin gives every remaining submitter the slice ``share × pie − usage``, where the
+shares are proportional to ``1/EUP``, and lets it match jobs up to that limit (the first
+match of a turn may round the limit up). Submitters are taken in EUP order, fixed at the
+first spin. The pie spins again while the last spin matched something or lost a
+submitter, so a submitter that runs out of jobs leaves its slice to the others. Ceilings
+stop a submitter at its ceiling; the below-floor round is one spin among the submitters
+below their floor, limited to what brings each up to its floor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..accounting.accountant import Priority, Usage
+from ..classad import ClassAd
+from .candidates import NO_PREEMPTION, REASONS, REJECT_LIMIT, Candidate, Turn, find_slot
+from .consumption import deduct
+from .ephemeral import Annotations
+from .params import NegotiatorParams
+from .results import Match, Rejection
+from .slots import Slot, slot_weight
+from .submitters import SubmitterQueue, job_id
+
+__all__ = ["CycleState", "negotiate_with_group"]
+
+_DONE, _RESUME = "done", "resume"
+_INFINITE = float("inf")
+
+
+@dataclass(eq=False)
+class CycleState:
+    """What one cycle knows and changes as it matches: live usage, the slot list, results."""
+
+    params: NegotiatorParams
+    now: float
+    priorities: Callable[[str], Priority]
+    slots: list[Slot]
+    usage: dict[str, Usage]
+    min_slot_weight: float
+    annotations: Annotations
+    group_of: Callable[[str], str | None] = lambda name: None
+    matches: list[Match] = field(default_factory=list)
+    rejections: dict[str, Rejection] = field(default_factory=dict)
+    jobs_considered: int = 0
+    spins: int = 0
+    share_limited: set[str] = field(default_factory=set)
+
+    def weighted_usage(self, name: str) -> float:
+        held = self.usage.get(name)
+        return held.weight if held is not None else 0.0
+
+    def charge(self, name: str, cost: float) -> None:
+        self.usage[name] = self.usage.get(name, Usage()) + Usage(1, cost)
+        group = self.group_of(name)
+        if group is not None:
+            self.usage[group] = self.usage.get(group, Usage()) + Usage(1, cost)
+
+    def slots_left(self) -> bool:
+        return any(not s.taken for s in self.slots)
+
+
+@dataclass(eq=False)
+class _Pie:
+    """One call of negotiate-with-group: its submitters, its size and what is left."""
+
+    queues: list[SubmitterQueue]
+    pool: float
+    quota: float
+    group: str | None
+    floor_round: bool
+    left: float = 0.0
+
+
+def negotiate_with_group(
+    state: CycleState,
+    queues: list[SubmitterQueue],
+    pool: float,
+    quota: float = _INFINITE,
+    group: str | None = None,
+    floor_round: bool = False,
+) -> None:
+    """Spin the pie among ``queues`` over ``pool`` weight (capped by a group's ``quota``)."""
+    pie = _Pie(list(queues), pool, quota, group, floor_round)
+    spin = 1
+    order: list[SubmitterQueue] | None = None
+    while pie.queues:
+        state.spins += 1
+        ignore_limit = spin == 1 and state.params.consider_preemption
+        if group is not None and not ignore_limit and _group_full(state, pie):
+            return
+        if not state.params.consider_preemption:
+            pie.queues = [q for q in pie.queues if q.idle_jobs > 0]
+        limits = _limits(state, pie)
+        pie.left = sum(limit for limit, _ in limits.values())
+        if not state.params.consider_preemption and pie.left <= 0:
+            return
+        if order is None:
+            order = _submitter_order(state, pie, limits)
+        left_before, count_before = pie.left, len(pie.queues)
+        for queue in [q for q in order if q in pie.queues]:
+            if group is not None and not ignore_limit and _group_full(state, pie):
+                break
+            if _turn(state, pie, queue, spin, ignore_limit) == _DONE:
+                pie.queues.remove(queue)
+        spin += 1
+        progressed = pie.left < left_before or len(pie.queues) < count_before
+        if not (progressed and pie.queues and state.slots_left() and not floor_round):
+            return
+
+
+def _group_full(state: CycleState, pie: _Pie) -> bool:
+    return state.weighted_usage(pie.group) >= pie.quota  # type: ignore[arg-type]
+
+
+def _limits(state: CycleState, pie: _Pie) -> dict[str, tuple[float, float]]:
+    """Each submitter's (limit, limit on unclaimed slots) for this spin (§3.1 item 6)."""
+    names = {q.name for q in pie.queues}
+    eups = {name: state.priorities(name).eup for name in names}
+    most = max(eups.values()) if eups else 1.0
+    normal = sum(most / eup for eup in eups.values())
+    size = min(pie.pool, pie.quota)
+    group_room = (
+        max(0.0, pie.quota - state.weighted_usage(pie.group))
+        if pie.group is not None
+        else _INFINITE
+    )
+    limits = {}
+    for name, eup in eups.items():
+        usage = state.weighted_usage(name)
+        if state.params.ignore_user_priorities:
+            limit = _INFINITE
+        else:
+            limit = max(0.0, most / (eup * normal) * size - usage)
+        unclaimed = min(limit, group_room)
+        if not state.params.consider_preemption:
+            limit = unclaimed
+        if pie.floor_round:
+            limit = min(limit, _floor_allowance(state, name, usage))
+        limits[name] = (limit, unclaimed)
+    return limits
+
+
+def _floor_allowance(state: CycleState, name: str, usage: float) -> float:
+    floor = state.priorities(name).floor
+    if state.params.floor_is_additional:
+        return float(floor)
+    return max(0.0, floor - usage)
+
+
+def _submitter_order(
+    state: CycleState, pie: _Pie, limits: dict[str, tuple[float, float]]
+) -> list[SubmitterQueue]:
+    """EUP first, then starvation (usage over usage plus limit), then name."""
+
+    def key(queue: SubmitterQueue) -> tuple[float, float, str]:
+        usage = state.weighted_usage(queue.name)
+        total = usage + limits[queue.name][0]
+        starvation = usage / total if total > 0 else float("inf")
+        return (state.priorities(queue.name).eup, starvation, queue.name)
+
+    return sorted(pie.queues, key=key)
+
+
+def _turn(
+    state: CycleState, pie: _Pie, queue: SubmitterQueue, spin: int, ignore_limit: bool
+) -> str:
+    """One submitter's turn in one spin (§3.1 item 11): decide, then negotiate."""
+    priority = state.priorities(queue.name)
+    limit, unclaimed = _limits(state, pie)[queue.name]
+    limit = min(limit, pie.left)
+    usage = state.weighted_usage(queue.name)
+    headroom = _INFINITE if priority.ceiling < 0 else max(0.0, priority.ceiling - int(usage))
+    if queue.idle_jobs == 0:
+        return _DONE
+    if spin > 1 and (limit < state.min_slot_weight or pie.left < state.min_slot_weight):
+        return _RESUME
+    if headroom == 0 or headroom < state.min_slot_weight:
+        return _DONE
+    turn = Turn(queue.name, priority.eup, limit, unclaimed)
+    return _negotiate(state, pie, queue, turn, headroom, ignore_limit)
+
+
+def _negotiate(
+    state: CycleState,
+    pie: _Pie,
+    queue: SubmitterQueue,
+    turn: Turn,
+    headroom: float,
+    ignore_limit: bool,
+) -> str:
+    """Match the submitter's requests in order until its limit or ceiling (§3.2)."""
+    rejected: set[int] = set()
+    limit_rejected = False
+    for request in queue.pending():
+        if request.autocluster in rejected:
+            continue
+        while request.remaining:
+            if turn.used >= turn.limit:
+                if not ignore_limit:
+                    state.share_limited.add(queue.name)
+                    return _RESUME
+                turn.rank_only = True
+            if turn.used >= headroom:
+                return _RESUME
+            job = request.jobs[request.next]
+            _annotate_request(state, pie, queue.name, job)
+            state.jobs_considered += 1
+            found = find_slot(
+                job,
+                request.autocluster,
+                state.slots,
+                turn,
+                state.params,
+                lambda n: state.priorities(n).eup,
+                state.now,
+            )
+            if isinstance(found, str):
+                _reject(state, queue.name, job, found)
+                rejected.add(request.autocluster)
+                limit_rejected = limit_rejected or found == REJECT_LIMIT
+                break
+            _take(state, pie, queue.name, job, found, turn)
+            request.next += 1
+    if turn.used >= turn.limit or limit_rejected:
+        return _RESUME
+    return _DONE
+
+
+def _annotate_request(state: CycleState, pie: _Pie, submitter: str, job: ClassAd) -> None:
+    notes = state.annotations
+    eup = state.priorities(submitter).eup
+    notes.set(job, "SubmitterUserPrio", eup)
+    notes.set(job, "SubmittorPrio", eup)
+    notes.set(job, "SubmitterUserResourcesInUse", state.weighted_usage(submitter))
+    notes.set(job, "SubmitterNegotiatingGroup", pie.group or "<none>")
+    notes.set(job, "SubmitterAutoregroup", False)
+
+
+def _take(
+    state: CycleState, pie: _Pie, submitter: str, job: ClassAd, candidate: Candidate, turn: Turn
+) -> None:
+    slot = candidate.slot
+    cost = candidate.cost
+    if candidate.consumes is None:
+        slot.taken = True
+    else:
+        _consume(state, slot, candidate.consumes)
+        turn.match_lists.clear()  # the slot changed: candidates are found again
+    turn.used += cost
+    if candidate.state == NO_PREEMPTION:
+        turn.used_unclaimed += cost
+    pie.left -= cost
+    state.charge(submitter, cost)
+    name = job_id(job)
+    state.rejections.pop(name, None)
+    state.matches.append(
+        Match(
+            job=name,
+            submitter=submitter,
+            slot=slot.name,
+            reason=REASONS[candidate.state],
+            preempting=slot.remote_user if candidate.state != NO_PREEMPTION else None,
+            cost=cost,
+            group=pie.group,
+        )
+    )
+
+
+def _consume(state: CycleState, slot: Slot, consumes: dict[str, float]) -> None:
+    """Take a job's resources out of a consumption-policy slot for the rest of the cycle."""
+    for resource, value in deduct(slot.ad, consumes).items():
+        state.annotations.set(slot.ad, resource, value)
+    slot.weight = slot_weight(slot.ad, state.params, state.now)
+
+
+def _reject(state: CycleState, submitter: str, job: ClassAd, reason: str) -> None:
+    name = job_id(job)
+    state.rejections[name] = Rejection(name, submitter, reason)

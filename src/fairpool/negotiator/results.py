@@ -1,0 +1,112 @@
+"""What a negotiation cycle decides, as values: matches, rejections, and the statistics
+HTCondor publishes in the negotiator ad as ``LastNegotiationCycle*``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..accounting.accountant import Usage
+
+__all__ = ["CycleResult", "CycleStats", "Match", "Rejection", "SubmitterSummary"]
+
+NO_PREEMPTION, RANK, PRIORITY = "NoPreemption", "Rank", "Priority"
+
+
+@dataclass(frozen=True)
+class Match:
+    """A job given a slot, why (``NoPreemption``, ``Rank`` or ``Priority``) and whom it
+    preempts (the running submitter, or None)."""
+
+    job: str
+    submitter: str
+    slot: str
+    reason: str
+    preempting: str | None
+    cost: float
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A job left idle this cycle, with the reason the negotiator would tell its schedd."""
+
+    job: str
+    submitter: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SubmitterSummary:
+    rup: float
+    eup: float
+    factor: float
+    usage: float  # weighted, after this cycle's matches
+    running: int  # slots held, after this cycle's matches
+
+
+@dataclass
+class CycleStats:
+    """HTCondor's per-cycle negotiator statistics (names without the common prefix)."""
+
+    time: float = 0.0
+    matches: int = 0
+    rejections: int = 0
+    num_idle_jobs: int = 0
+    num_jobs_considered: int = 0
+    active_submitter_count: int = 0
+    num_schedulers: int = 0
+    total_slots: int = 0
+    trimmed_slots: int = 0
+    candidate_slots: int = 0
+    pie_spins: int = 0
+    pies: int = 0
+    submitters_share_limit: list[str] = field(default_factory=list)
+
+    def to_ad_attributes(self) -> dict[str, Any]:
+        """``LastNegotiationCycle<Name>0`` attributes, as the negotiator ad carries them."""
+        names = {
+            "time": "Time",
+            "matches": "Matches",
+            "rejections": "Rejections",
+            "num_idle_jobs": "NumIdleJobs",
+            "num_jobs_considered": "NumJobsConsidered",
+            "active_submitter_count": "ActiveSubmitterCount",
+            "num_schedulers": "NumSchedulers",
+            "total_slots": "TotalSlots",
+            "trimmed_slots": "TrimmedSlots",
+            "candidate_slots": "CandidateSlots",
+            "pie_spins": "PieSpins",
+            "pies": "Pies",
+            "submitters_share_limit": "SubmittersShareLimit",
+        }
+        out: dict[str, Any] = {}
+        for key, value in asdict(self).items():
+            if isinstance(value, list):
+                value = ", ".join(value)
+            out[f"LastNegotiationCycle{names[key]}0"] = value
+        return out
+
+
+@dataclass
+class CycleResult:
+    """Everything one cycle decided; ``usage`` is each customer's usage after it."""
+
+    time: float
+    matches: list[Match] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    submitters: dict[str, SubmitterSummary] = field(default_factory=dict)
+    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    usage: dict[str, Usage] = field(default_factory=dict)
+    stats: CycleStats = field(default_factory=CycleStats)
+
+    def to_json(self) -> dict[str, Any]:
+        """The shape ``fairpool negotiate --json`` writes for each cycle."""
+        return {
+            "time": self.time,
+            "matches": [asdict(m) for m in self.matches],
+            "rejections": [asdict(r) for r in self.rejections],
+            "submitters": {n: asdict(s) for n, s in sorted(self.submitters.items())},
+            "groups": {g: dict(v) for g, v in sorted(self.groups.items())},
+            "stats": self.stats.to_ad_attributes(),
+        }

@@ -1,0 +1,153 @@
+"""The slots a cycle sees: which ones it fetches, what each weighs, who holds it, and
+which ones remain candidates after trimming (spec negotiator.md §0.1, §1.5, §2).
+
+* A slot is fetched when it is a ``Machine`` ad with a ``Name`` and passes
+  ``NEGOTIATOR_SLOT_CONSTRAINT``; only fetched slots count for the pool size, usage and
+  limits, which is how several negotiators share one pool with separate accounting.
+* Its weight is its ``SlotWeight`` (the negotiator's ``SLOT_WEIGHT``, default ``Cpus``,
+  when the ad has none); a negative or non-numeric weight counts as 1, and every slot
+  weighs 1 when ``NEGOTIATOR_USE_SLOT_WEIGHTS`` is false.
+* It is held when its ``State`` is ``Claimed`` or ``Preempting``, by its
+  ``AccountingGroup`` or else its ``RemoteUser``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..accounting.accountant import Usage
+from ..classad import ClassAd, Expr
+from ..classad.match import evaluate, satisfied
+from .params import NegotiatorParams
+
+__all__ = ["Slot", "fetch_slots", "pool_weight", "trim", "usage_from_slots"]
+
+_HELD_STATES = ("Claimed", "Preempting")
+
+
+@dataclass(eq=False)
+class Slot:
+    """One slot as the cycle sees it; ``taken`` once it is matched this cycle."""
+
+    ad: ClassAd
+    name: str
+    index: int
+    weight: float
+    state: str
+    activity: str
+    partitionable: bool
+    holder: str | None  # who is charged for it (AccountingGroup, else RemoteUser)
+    remote_user: str | None  # whom a preemption would displace
+    taken: bool = False
+
+    @property
+    def held(self) -> bool:
+        return self.holder is not None
+
+
+def fetch_slots(ads: Iterable[ClassAd], params: NegotiatorParams, now: float) -> list[Slot]:
+    """The slot ads this negotiator is responsible for, in collector order."""
+    slots = []
+    for ad in ads:
+        if ad.eval("MyType") != "Machine" or not isinstance(ad.eval("Name"), str):
+            continue
+        if params.slot_constraint is not None and not _true(params.slot_constraint, ad, now):
+            continue
+        slots.append(_slot(ad, len(slots), params, now))
+    return slots
+
+
+def _slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> Slot:
+    state = _string(ad, "State")
+    activity = _string(ad, "Activity")
+    held = state in _HELD_STATES and not (
+        params.discount_suspended_resources and activity == "Suspended"
+    )
+    holder = _first_string(ad, ("AccountingGroup", "RemoteUser")) if held else None
+    remote = (
+        _first_string(
+            ad, ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser")
+        )
+        if state in _HELD_STATES
+        else None
+    )
+    return Slot(
+        ad=ad,
+        name=ad.eval("Name"),
+        index=index,
+        weight=slot_weight(ad, params, now),
+        state=state,
+        activity=activity,
+        partitionable=ad.eval("PartitionableSlot") is True,
+        holder=holder,
+        remote_user=remote,
+    )
+
+
+def slot_weight(ad: ClassAd, params: NegotiatorParams, now: float) -> float:
+    """What the slot costs in the pie."""
+    if not params.use_slot_weights:
+        return 1.0
+    if "SlotWeight" in ad and not params.force_slot_weight:
+        value = ad.eval("SlotWeight", now=now)
+    else:
+        value = evaluate(params.slot_weight, ad, now=now)
+    if type(value) in (int, float) and value >= 0:
+        return float(value)
+    return 1.0
+
+
+def usage_from_slots(slots: Iterable[Slot]) -> dict[str, Usage]:
+    """Each holder's current usage: the count and total weight of the slots it holds."""
+    usage: dict[str, Usage] = {}
+    for slot in slots:
+        if slot.holder is not None:
+            usage[slot.holder] = usage.get(slot.holder, Usage()) + Usage(1, slot.weight)
+    return usage
+
+
+def pool_weight(slots: list[Slot], params: NegotiatorParams, now: float) -> float:
+    """The pie: the weight of every fetched slot, claimed or not (or of those passing
+    ``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``)."""
+    counted = slots
+    if params.slot_poolsize_constraint is not None:
+        counted = [s for s in slots if _true(params.slot_poolsize_constraint, s.ad, now)]
+    return float(sum(s.weight for s in counted))
+
+
+def trim(slots: list[Slot], params: NegotiatorParams) -> list[Slot]:
+    """The slots that can still be matched this cycle (after accounting counted them all)."""
+    kept = []
+    for slot in slots:
+        if slot.state in _HELD_STATES and slot.partitionable and not _wants_matching(slot.ad):
+            continue
+        if slot.state in _HELD_STATES and not slot.partitionable:
+            if not params.consider_preemption:
+                continue
+            retiring = slot.ad.eval("RetirementTimeRemaining")
+            if not params.consider_early_preemption and type(retiring) is int and retiring > 0:
+                continue
+        kept.append(slot)
+    return kept
+
+
+def _wants_matching(ad: ClassAd) -> bool:
+    return ad.eval("WantMatching") is True
+
+
+def _true(expr: Expr, ad: ClassAd, now: float) -> bool:
+    return satisfied(evaluate(expr, ad, now=now))
+
+
+def _string(ad: ClassAd, name: str) -> str:
+    value = ad.eval(name) if name in ad else ""
+    return value if isinstance(value, str) else ""
+
+
+def _first_string(ad: ClassAd, names: tuple[str, ...]) -> str | None:
+    for name in names:
+        value = _string(ad, name)
+        if value:
+            return value
+    return None

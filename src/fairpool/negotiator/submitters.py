@@ -1,0 +1,109 @@
+"""Who submits what: submitter names, and each submitter's idle jobs as requests.
+
+A submitter is ``<AccountingGroup or owner>@<domain>`` (seed "Group Accounting"):
+``accounting_group_user`` overrides the owner, ``accounting_group`` prefixes it, and a nice
+user's jobs go under ``nice-user.<owner>``. Its jobs come in schedd order (job priority
+first, then submission time, then cluster and proc); consecutive jobs of the same
+autocluster form one request, and a request that finds no slot makes the negotiator skip
+the rest of that autocluster for the rest of this submitter's turn (the seed's
+cluster-skipping rule, per autocluster as in HTCondor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..classad import ClassAd
+from .autocluster import Signatures
+
+__all__ = ["Request", "SubmitterQueue", "job_id", "queues", "submitter_of"]
+
+IDLE = 1
+
+
+def submitter_of(job: ClassAd, domain: str) -> str:
+    """The accounting name a job is charged to."""
+    group = job.eval("AccountingGroup") if "AccountingGroup" in job else None
+    user = job.eval("User") if "User" in job else None
+    owner = job.eval("Owner") if "Owner" in job else None
+    if isinstance(user, str) and "@" in user:
+        domain = user.rpartition("@")[2]
+        owner = owner if isinstance(owner, str) else user.rpartition("@")[0]
+    if isinstance(group, str) and group:
+        return f"{group}@{domain}"
+    if job.eval("NiceUser") is True and isinstance(owner, str):
+        return f"nice-user.{owner}@{domain}"
+    return f"{owner}@{domain}" if isinstance(owner, str) else f"nobody@{domain}"
+
+
+def job_id(job: ClassAd) -> str:
+    return f"{job.eval('ClusterId')}.{job.eval('ProcId')}"
+
+
+@dataclass(eq=False)
+class Request:
+    """Consecutive idle jobs of one autocluster; ``next`` is the first not yet matched."""
+
+    autocluster: int
+    jobs: list[ClassAd]
+    next: int = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self.jobs) - self.next
+
+
+@dataclass(eq=False)
+class SubmitterQueue:
+    """One submitter's requests, in schedd order, and its demand."""
+
+    name: str
+    requests: list[Request] = field(default_factory=list)
+    weighted_idle: float = 0.0
+
+    @property
+    def idle_jobs(self) -> int:
+        return sum(r.remaining for r in self.requests)
+
+    def pending(self) -> Iterable[Request]:
+        return (r for r in self.requests if r.remaining)
+
+
+def _schedd_order(job: ClassAd) -> tuple:
+    prio = job.eval("JobPrio")
+    qdate = job.eval("QDate")
+    return (
+        -(prio if type(prio) in (int, float) else 0),
+        qdate if type(qdate) in (int, float) else 0,
+        _number(job.eval("ClusterId")),
+        _number(job.eval("ProcId")),
+    )
+
+
+def _number(value: object) -> float:
+    return value if type(value) in (int, float) else 0  # type: ignore[return-value]
+
+
+def queues(
+    jobs: Iterable[ClassAd], domain: str, signatures: Signatures
+) -> dict[str, SubmitterQueue]:
+    """Idle jobs grouped by submitter, each submitter's jobs cut into requests."""
+    by_submitter: dict[str, list[ClassAd]] = {}
+    for job in jobs:
+        if job.eval("JobStatus") == IDLE:
+            by_submitter.setdefault(submitter_of(job, domain), []).append(job)
+    result = {}
+    for name, own in by_submitter.items():
+        own.sort(key=_schedd_order)
+        queue = SubmitterQueue(name)
+        for job in own:
+            cluster = signatures.autocluster(job)
+            if queue.requests and queue.requests[-1].autocluster == cluster:
+                queue.requests[-1].jobs.append(job)
+            else:
+                queue.requests.append(Request(cluster, [job]))
+            cpus = job.eval("RequestCpus")
+            queue.weighted_idle += cpus if type(cpus) in (int, float) else 1
+        result[name] = queue
+    return result
