@@ -25,7 +25,7 @@ from .params import NegotiatorParams
 from .pie import CycleState, negotiate_with_group
 from .results import CycleResult, CycleStats, SubmitterSummary
 from .slots import Slot, fetch_slots, pool_weight, trim, usage_from_slots
-from .submitters import SubmitterQueue, queues
+from .submitters import SubmitterQueue, queues, submitter_of
 
 __all__ = ["PoolSnapshot", "run_cycle"]
 
@@ -54,6 +54,8 @@ def run_cycle(
     )
     jobs = [j for j in snapshot.jobs if _wanted(j, params, now)]
     by_submitter = queues(jobs, params.accounting_domain, signatures)
+    for name in _running_submitters(snapshot.jobs, usage, params):
+        by_submitter.setdefault(name, SubmitterQueue(name))
     idle = sum(q.idle_jobs for q in by_submitter.values())
     schedds = {_schedd(job) for q in by_submitter.values() for r in q.requests for job in r.jobs}
     candidates = trim(slots, params)
@@ -89,6 +91,18 @@ def run_cycle(
         submitters_share_limit=sorted(state.share_limited),
     )
     return _result(state, by_submitter, stats)
+
+
+def _running_submitters(
+    jobs: Sequence[ClassAd], usage: dict[str, Usage], params: NegotiatorParams
+) -> set[str]:
+    """Submitters with running jobs but maybe no idle ones: HTCondor has a submitter ad for
+    them too, so they count when the pie is shared out (and leave at their turn)."""
+    running = {n for n in usage if "@" in n}
+    running |= {
+        submitter_of(job, params.accounting_domain) for job in jobs if job.eval("JobStatus") == 2
+    }
+    return running
 
 
 def _wanted(job: ClassAd, params: NegotiatorParams, now: float) -> bool:
