@@ -235,7 +235,7 @@ def test_s27_slot_constraint_shards_the_pool():
     pool = [make_slot(f"slot{i}@host").build() for i in range(1, 21)]
     pool[0] = make_slot("slot1@host").claimed_by("C@d").build()
     params = PARAMS.with_(slot_constraint=Expr("SlotID == 7"))
-    counts, result = cycle(pool, [make_job("A").build()], params=params)
+    _, result = cycle(pool, [make_job("A").build()], params=params)
     assert [m.slot for m in result.matches] == ["slot7@host"]
     assert result.stats.total_slots == 1
     assert "C@d" not in result.usage

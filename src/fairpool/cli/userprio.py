@@ -1,0 +1,173 @@
+"""``fairpool userprio``: condor_userprio over a negotiator's state directory.
+
+Options and output follow condor_userprio (spec negotiator.md §8): with no option it lists
+the submitters active in the last 24 hours in increasing EUP order; ``-allusers`` shows
+everyone; ``-priority``, ``-usage``, ``-most`` and ``-all`` choose columns. One edit option
+runs per call, in condor_userprio's precedence. "Now" is the time of the state's last
+priority update (the negotiator's clock, which the simulator and dry runs set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from ..accounting.accountant import Accountant
+from ..accounting.records import Customer
+from ..accounting.userprio_table import Row, render, usage_footer
+from ..store.accountant_store import AccountantStore
+from .errors import fail
+
+__all__ = ["userprio"]
+
+_DEFAULT = ["Priority", "Factor", "ResUsed", "WtResUsed", "UseDeltaT", "Floor", "Ceiling"]
+_LAYOUTS = {
+    "priority": ["Priority", "RealPrio", "Factor"],
+    "usage": ["ResUsed", "WtResUsed", "UseTime1", "UseTime2"],
+    "most": _DEFAULT,
+    "all": [
+        "Priority",
+        "RealPrio",
+        "Factor",
+        "ResUsed",
+        "WtResUsed",
+        "UseTime1",
+        "UseTime2",
+        "UseDeltaT",
+        "Floor",
+        "Ceiling",
+    ],
+}
+_DAY = 86400
+
+
+def _pair(*names: str, metavar: str, help: str):
+    return click.option(*names, nargs=2, type=(str, str), default=None, metavar=metavar, help=help)
+
+
+def _one(*names: str, help: str):
+    return click.option(*names, default=None, metavar="USER", help=help)
+
+
+@click.command(context_settings={"help_option_names": ["-help", "--help", "-h"]})
+@click.option(
+    "--state",
+    "state",
+    default="fairpool-state",
+    show_default=True,
+    metavar="DIR",
+    help="The negotiator's state directory.",
+)
+@_pair("-setprio", metavar="USER PRIO", help="Set a submitter's real priority.")
+@_pair("-setfactor", metavar="USER FACTOR", help="Set a submitter's priority factor (>= 1).")
+@_pair("-setfloor", "-set-floor", metavar="USER N", help="Set a submitter's floor (0: none).")
+@_pair("-setceiling", "-setceil", metavar="USER N", help="Set a submitter's ceiling (-1: none).")
+@_pair("-setaccum", metavar="USER SECONDS", help="Set weighted accumulated usage.")
+@_pair("-setbegin", metavar="USER TIME", help="Set the usage start time.")
+@_pair("-setlast", metavar="USER TIME", help="Set the last usage time.")
+@_one("-resetusage", help="Reset a submitter's accumulated usage (not its priority).")
+@_one("-delete", "-del", help="Delete a submitter's record.")
+@click.option("-resetall", is_flag=True, help="Reset the accumulated usage of every submitter.")
+@click.option("-allusers", is_flag=True, help="Show submitters that have not run for a day.")
+@click.option("-priority", "layout", flag_value="priority", help="Priority columns only.")
+@click.option("-usage", "layout", flag_value="usage", help="Usage columns only.")
+@click.option("-most", "layout", flag_value="most", help="The default columns.")
+@click.option("-all", "layout", flag_value="all", help="Every column.")
+@click.argument("users", nargs=-1)
+def userprio(
+    state: str, layout: str | None, allusers: bool, users: Sequence[str], **edits: object
+) -> None:
+    """Show or change submitters' priorities (HTCondor's condor_userprio)."""
+    store = AccountantStore(state)
+    accountant = store.load()
+    message = _edit(accountant, edits, state)
+    if message is not None:
+        store.save(accountant)
+        click.echo(message)
+        return
+    click.echo(_table(accountant, layout or "most", allusers, users), nl=False)
+
+
+def _edit(accountant: Accountant, edits: dict[str, object], state: str) -> str | None:
+    """Run the first edit asked for (condor_userprio's precedence); its success message."""
+    numeric = (
+        ("setprio", float, accountant.set_priority, "The priority of {u} was set to {v:f}"),
+        ("setfactor", float, accountant.set_factor, "The priority factor of {u} was set to {v:f}"),
+        ("setfloor", int, accountant.set_floor, "The floor of {u} was set to {v}"),
+        ("setceiling", int, accountant.set_ceiling, "The ceiling of {u} was set to {v}"),
+        (
+            "setaccum",
+            float,
+            accountant.set_accumulated_usage,
+            "The accumulated usage of {u} was set to {v:f}",
+        ),
+        ("setbegin", int, accountant.set_begin_usage, "The usage start time of {u} was set to {v}"),
+        ("setlast", int, accountant.set_last_usage, "The last usage time of {u} was set to {v}"),
+    )
+    for key, kind, action, message in numeric:
+        pair = edits.get(key)
+        if pair is not None:
+            user, text = pair  # type: ignore[misc]
+            value = _number(text, kind, key)
+            _known(accountant, user, state)
+            _apply(action, user, value)
+            return message.format(u=user, v=value)
+    now = accountant.last_update
+    if edits.get("resetusage") is not None:
+        user = str(edits["resetusage"])
+        _known(accountant, user, state)
+        accountant.reset_usage(user, now)
+        return f"The accumulated usage of {user} was reset"
+    if edits.get("delete") is not None:
+        user = str(edits["delete"])
+        _known(accountant, user, state)
+        accountant.delete(user)
+        return f"The accountant record named {user} was deleted"
+    if edits.get("resetall"):
+        accountant.reset_all_usage(now)
+        return "The accumulated usage was reset for all users"
+    return None
+
+
+def _number(text: str, kind: type, option: str) -> float:
+    try:
+        return kind(text)
+    except ValueError:
+        fail(f"-{option}: expected a {'whole ' if kind is int else ''}number, not {text!r}")
+    raise AssertionError
+
+
+def _known(accountant: Accountant, user: str, state: str) -> None:
+    if "@" not in user:
+        fail(f"{user!r}: expected a full user@domain submitter name")
+    if user not in accountant.customers:
+        fail(f"{state}: no submitter named {user!r} (fairpool userprio -allusers lists them)")
+
+
+def _apply(action: object, user: str, value: float) -> None:
+    try:
+        action(user, value)  # type: ignore[operator]
+    except ValueError as err:
+        fail(str(err))
+
+
+def _table(accountant: Accountant, layout: str, allusers: bool, users: Sequence[str]) -> str:
+    now = accountant.last_update
+    records = [c for c in accountant.customers.values() if not c.is_group]
+    if users:
+        wanted = set(users)
+        records = [c for c in records if c.name in wanted]
+    elif not allusers:
+        records = [c for c in records if _active(c, now)]
+    if layout == "usage":
+        records.sort(key=lambda c: (-c.weighted_accumulated_usage, c.name))
+    else:
+        records.sort(key=lambda c: (c.eup, c.name))
+    rows = [Row(c) for c in records]
+    return render(rows, _LAYOUTS[layout], now, now, len(rows), footer=usage_footer(rows, now, now))
+
+
+def _active(record: Customer, now: float) -> bool:
+    last = record.last_usage_time or -1
+    return last >= now - _DAY
