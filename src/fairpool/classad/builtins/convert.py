@@ -128,6 +128,8 @@ def _bool(st: Any, args: list[Any]) -> Any:
         return value
     if t is int or t is float:
         return value != 0
+    if t is RelTime:
+        return value.secs != 0
     if t is str:
         lowered = value.lower()
         if lowered == "true":
@@ -175,22 +177,13 @@ def _pow(st: Any, args: list[Any]) -> Any:
     if type(base) is Error or type(exponent) is Error:
         return ERROR
     if type(base) is int and type(exponent) is int and exponent >= 0:
-        return wrap(pow(base, exponent)) if exponent < 4096 else _int_power(base, exponent)
+        # HTCondor computes the double power and adds 0.5 before truncating, so a
+        # negative odd power comes out one too high: pow(-2, 3) is -7.
+        return _trunc(_real_power(float(base), float(exponent)) + 0.5)
     b, e = _to_real(base), _to_real(exponent)
     if type(b) is not float or type(e) is not float:
         return ERROR
     return _real_power(b, e)
-
-
-def _int_power(base: int, exponent: int) -> int:
-    result = 1
-    base = wrap(base)
-    while exponent:
-        if exponent & 1:
-            result = wrap(result * base)
-        base = wrap(base * base)
-        exponent >>= 1
-    return result
 
 
 def _real_power(b: float, e: float) -> float:
@@ -204,32 +197,58 @@ def _real_power(b: float, e: float) -> float:
         return math.inf if abs(b) > 1 or b == 0 else 0.0
 
 
+def _quantity(value: Any) -> tuple[int | float, bool] | None:
+    """quantize()'s view of a value: (number, is an integer); booleans, times and
+    numeric strings count as reals."""
+    t = type(value)
+    if t is int:
+        return value, True
+    if t is float or t is bool:
+        return float(value), False
+    if t is AbsTime or t is RelTime:
+        return float(value.secs), False
+    if t is str:
+        number = number_prefix(value)
+        return None if number is None else (number, False)
+    return None
+
+
 @builtin("quantize", args=2)
 def _quantize(st: Any, args: list[Any]) -> Any:
+    """The smallest multiple of b not below a; with a list, the first element not below
+    a, else a multiple of the last element. A zero quantum (or an empty list) gives a."""
     a, b = args
-    if type(a) not in (int, float):
+    amount = _quantity(a)
+    if amount is None:
         return ERROR
     if type(b) is ClassAdList:
-        last = None
+        if len(b) == 0:
+            return a
         for item in b:
-            if type(item) not in (int, float):
+            bound = _quantity(item)
+            if bound is None:
                 return ERROR
-            if item >= a:
+            if bound[0] >= amount[0]:
                 return item
-            last = item
-        return ERROR if last is None else _multiple(a, last)
-    if type(b) not in (int, float):
+        b = item
+    step = _quantity(b)
+    if step is None:
         return ERROR
-    return _multiple(a, b)
+    if step[0] == 0:
+        return a
+    if amount[1] and step[1]:
+        x, y = amount[0], step[0]
+        total = wrap(x + y - 1)
+        quotient = abs(total) // abs(y) * (1 if (total < 0) == (y < 0) else -1)
+        return wrap(quotient * y)
+    return _ceiling(amount[0] / step[0]) * step[0]
 
 
-def _multiple(a: int | float, b: int | float) -> Any:
-    if b == 0:
-        return ERROR if type(b) is int else math.nan
-    if type(a) is int and type(b) is int:
-        steps = -(-a // b) if (a >= 0) == (b > 0) else a // b
-        return wrap(steps * b)
-    return math.ceil(a / b) * float(b)
+def _ceiling(value: float) -> float:
+    """C's ceil(): keeps the sign of zero, NaN and the infinities."""
+    if not math.isfinite(value):
+        return value
+    return math.copysign(float(math.ceil(value)), value)
 
 
 @builtin("random", args=(0, 1), pure=False)

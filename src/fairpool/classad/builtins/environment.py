@@ -136,22 +136,27 @@ def _merge_environment(st: Any, args: list[Any]) -> Any:
 
 @builtin("userHome", args=(1, 2), pure=False)
 def _user_home(st: Any, args: list[Any]) -> Any:
+    """The user's home directory; the default (used only when it is a non-empty string)
+    replaces a failure: an unknown user or UNDEFINED name (else UNDEFINED), or a name
+    that is not a string (else ERROR)."""
     name = args[0]
-    default = args[1] if len(args) > 1 else UNDEFINED
-    if name is UNDEFINED:
-        return default
-    if type(name) is not str:
-        return ERROR
-    try:
-        return pwd.getpwnam(name).pw_dir
-    except (KeyError, ValueError):
-        return default
+    default = args[1] if len(args) > 1 and type(args[1]) is str and args[1] else None
+    if type(name) is str:
+        try:
+            return pwd.getpwnam(name).pw_dir
+        except (KeyError, ValueError):
+            pass
+    elif name is not UNDEFINED:
+        return ERROR if default is None else default
+    return UNDEFINED if default is None else default
 
 
 @builtin("userMap", args=(2, 4), pure=False)
 def _user_map(st: Any, args: list[Any]) -> Any:
     default = args[3] if len(args) > 3 else UNDEFINED
     map_name, user = args[0], args[1]
+    if type(map_name) is Error or type(user) is Error:
+        return ERROR
     if type(map_name) is not str or type(user) is not str:
         return default
     groups = USER_MAPS.get(map_name, {}).get(user)
@@ -163,6 +168,3 @@ def _user_map(st: Any, args: list[Any]) -> Any:
     if type(preferred) is str and preferred in groups:
         return preferred
     return groups[0]
-
-
-_ = Error

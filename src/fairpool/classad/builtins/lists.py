@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..values import ERROR, UNDEFINED, AdBase, ClassAdList, Error, ascii_lower, wrap
+from ..values import ERROR, UNDEFINED, AdBase, ClassAdList, Error, Undefined, ascii_lower, wrap
 from .convert import to_string
 from .registry import builtin
 
@@ -61,37 +61,37 @@ for _how in ("sum", "avg", "min", "max"):
     builtin(_how)(lambda st, args, _how=_how: _aggregate(args, _how))
 
 
+_BLANKS = " \t\n\r\f\v"
+
+
 @builtin("split", args=(1, 2))
 def _split(st: Any, args: list[Any]) -> Any:
-    if any(type(a) is Error for a in args):
-        return ERROR
-    if any(a is UNDEFINED for a in args):
-        return UNDEFINED
     if any(type(a) is not str for a in args):
-        return ERROR
+        return ERROR  # UNDEFINED too, unlike most functions
     text = args[0]
     separators = args[1] if len(args) > 1 else " ,\t\r\n"
     return ClassAdList(_split_items(text, separators))
 
 
 def _split_items(text: str, separators: str) -> list[str]:
-    """Tokens between separators. Whitespace separators never make an empty token; a
-    non-whitespace one makes an empty token when nothing stands between it and the
-    previous token, once a non-whitespace separator has been seen (HTCondor's split)."""
+    """Tokens between separators, as HTCondor's split() finds them. A non-blank separator
+    that does not end a token makes an empty token when it repeats the previous non-blank
+    separator (``"a,,b"``, also ``"a,b ,c"``), and none when it differs (``"a,;b"``);
+    blank separators only end tokens."""
     items: list[str] = []
     current: list[str] = []
-    seen_hard = False
+    previous = None
     for ch in text:
         if ch not in separators:
             current.append(ch)
             continue
-        hard = not ch.isspace()
         if current:
             items.append("".join(current))
             current = []
-        elif hard and seen_hard:
+        elif ch == previous:
             items.append("")
-        seen_hard = seen_hard or hard
+        if ch not in _BLANKS:
+            previous = ch
     if current:
         items.append("".join(current))
     return items
@@ -103,30 +103,38 @@ def _join(st: Any, args: list[Any]) -> Any:
         return ""
     if len(args) == 1:
         if type(args[0]) is not ClassAdList:
-            return "" if type(args[0]) is not Error else ERROR
+            return "" if type(args[0]) not in (Error, Undefined) else args[0]
         return _join_values("", list(args[0]))
     separator = args[0]
     if type(separator) is Error:
         return ERROR
+    no_items = UNDEFINED if separator is UNDEFINED else ""
     separator = "" if separator is UNDEFINED else to_string(separator)
     if separator is None:
         return ERROR
     rest = args[1:]
     if len(rest) == 1 and type(rest[0]) is ClassAdList:
         rest = list(rest[0])
-    return _join_values(separator, rest)
+    return _join_values(separator, rest, no_items)
 
 
-def _join_values(separator: str, values: list[Any]) -> Any:
-    parts = []
+def _join_values(separator: str, values: list[Any], no_items: Any = "") -> Any:
+    """UNDEFINED items are skipped (if every item is, the result is UNDEFINED; with no
+    items at all it is ``no_items``). As in HTCondor, the separator goes in front of an
+    item only once the text so far is not empty: ``join(",", "", "a")`` is ``"a"``."""
+    out = ""
+    defined = False
     for value in values:
         if value is UNDEFINED:
             continue
         text = to_string(value)
         if text is None:
             return ERROR
-        parts.append(text)
-    return separator.join(parts)
+        out = out + separator + text if out else text
+        defined = True
+    if not defined:
+        return UNDEFINED if values else no_items
+    return out
 
 
 @builtin("strcat", args=(0, None))
@@ -217,7 +225,7 @@ def _to_lower(st: Any, args: list[Any]) -> Any:
 
 def _split_at(value: Any, no_at: str) -> Any:
     if type(value) is not str:
-        return UNDEFINED if value is UNDEFINED else ERROR
+        return ERROR  # UNDEFINED too
     head, at, tail = value.partition("@")
     if not at:
         return ClassAdList([value, ""] if no_at == "first" else ["", value])

@@ -55,12 +55,12 @@ def _membership(args: list[Any], identity: bool) -> Any:
     """member() compares with ``==`` (ERROR/UNDEFINED items are not looked for);
     identicalMember() with ``=?=``, which finds ERROR and UNDEFINED too."""
     item, items = args
+    if items is UNDEFINED or (item is UNDEFINED and not identity):
+        return UNDEFINED
     if not _is_scalar(item) or (type(item) is Error and not identity):
         return ERROR
     if type(items) is not ClassAdList:
-        return UNDEFINED if items is UNDEFINED else ERROR
-    if item is UNDEFINED and not identity:
-        return UNDEFINED
+        return ERROR
     for element in items:
         same = identical(item, element) if identity else compare("==", item, element)
         if same is True:
@@ -83,9 +83,13 @@ _COMPARE_OPS = {"<", "<=", "==", "!=", ">", ">=", "is", "isnt"}
 
 def _list_compare(args: list[Any], want_all: bool) -> Any:
     op, items, value = args
-    if op is UNDEFINED or items is UNDEFINED:
+    if op is UNDEFINED:
         return UNDEFINED
-    if type(op) is not str or op.lower() not in _COMPARE_OPS or type(items) is not ClassAdList:
+    if type(op) is not str or op.lower() not in _COMPARE_OPS:
+        return ERROR  # checked before the list: a bad operator beats an undefined list
+    if items is UNDEFINED:
+        return UNDEFINED
+    if type(items) is not ClassAdList:
         return ERROR
     fn = BINARY[op.lower()]
     for element in items:
@@ -114,6 +118,8 @@ def _all_compare(st: Any, args: list[Any]) -> Any:
 @builtin("eval", pure=False)
 def _eval(st: Any, args: list[Any]) -> Any:
     value = args[0]
+    if value is UNDEFINED or type(value) in (AbsTime, RelTime):
+        return ERROR  # HTCondor's eval() does not pass these through (other values it does)
     if type(value) is not str:
         return value
     from ..parser import parse_expr
@@ -181,23 +187,26 @@ def _unresolved(st: Any, args: tuple[Node, ...]) -> Any:
 @builtin("evalInEachContext", args=2, lazy=True, pure=False)
 def _eval_in_each_context(st: Any, args: tuple[Node, ...]) -> Any:
     contexts = st.run(args[1], st)
+    if contexts is UNDEFINED:
+        return UNDEFINED
     if type(contexts) is not ClassAdList:
         return ERROR
     results = []
     for context in contexts:
-        if not isinstance(context, AdBase):
-            return ERROR
-        results.append(st.eval_in(context, args[0]))
+        if isinstance(context, AdBase):
+            results.append(st.eval_in(context, args[0]))
+        else:  # an element that is not an ad gives its own UNDEFINED or ERROR
+            results.append(UNDEFINED if context is UNDEFINED else ERROR)
     return ClassAdList(results)
 
 
 @builtin("countMatches", args=2, lazy=True, pure=False)
 def _count_matches(st: Any, args: tuple[Node, ...]) -> Any:
     contexts = st.run(args[1], st)
-    if type(contexts) is Error:
-        return ERROR
-    if type(contexts) is not ClassAdList:
+    if contexts is UNDEFINED:
         return 0
+    if type(contexts) is not ClassAdList:
+        return ERROR
     count = 0
     for context in contexts:
         if isinstance(context, AdBase) and truth(st.eval_in(context, args[0])) is True:

@@ -61,21 +61,23 @@ def _regexp(st: Any, args: list[Any]) -> Any:
 def _regexp_member(st: Any, args: list[Any]) -> Any:
     pattern, items = args[0], args[1]
     options = args[2] if len(args) > 2 else ""
+    if any(type(a) is Error for a in args):
+        return ERROR
+    if items is UNDEFINED:
+        return UNDEFINED  # before the pattern is looked at
     bad = _strings([pattern, options])
     if bad is not None:
         return bad
     if type(items) is not ClassAdList:
-        return UNDEFINED if items is UNDEFINED else ERROR
-    regex = compile_pattern(pattern, options)
-    if regex is None:
         return ERROR
+    regex = compile_pattern(pattern, options)  # an invalid pattern matches nothing
     saw_undefined = False
     for item in items:
         if item is UNDEFINED:
             saw_undefined = True
         elif type(item) is not str:
             return ERROR
-        elif regex.search(item):
+        elif regex is not None and regex.search(item):
             return True
     return UNDEFINED if saw_undefined else False
 

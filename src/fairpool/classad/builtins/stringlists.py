@@ -85,14 +85,14 @@ for _how, _name in (("sum", "Sum"), ("avg", "Avg"), ("min", "Min"), ("max", "Max
 
 
 def _member(args: list[Any], fold: bool) -> Any:
+    """Every argument must be a string or UNDEFINED; an UNDEFINED item or list is not a
+    member (both UNDEFINED: UNDEFINED); UNDEFINED delimiters are the default ones."""
+    if any(type(a) is not str and a is not UNDEFINED for a in args):
+        return ERROR
     item, text = args[0], args[1]
-    if type(item) is Error or type(text) is Error:
-        return ERROR
     if item is UNDEFINED or text is UNDEFINED:
-        return False
-    delimiters = _delimiters(args, 2)
-    if type(item) is not str or type(text) is not str or delimiters is None:
-        return ERROR
+        return UNDEFINED if item is text else False
+    delimiters = args[2] if len(args) > 2 and args[2] is not UNDEFINED else _DEFAULT_DELIMITERS
     items = string_list_items(text, delimiters)
     if fold:
         item = ascii_lower(item)
@@ -110,45 +110,39 @@ def _string_list_imember(st: Any, args: list[Any]) -> Any:
     return _member(args, fold=True)
 
 
-def _two_lists(args: list[Any]) -> Any:
-    first, second = args[0], args[1]
-    if type(first) is Error or type(second) is Error:
-        return ERROR
-    delimiters = _delimiters(args, 2)
-    if delimiters is None:
-        return ERROR
-    lists = []
-    for value in (first, second):
-        if value is UNDEFINED:
-            lists.append(None)
-        elif type(value) is str:
-            lists.append(string_list_items(value, delimiters))
-        else:
-            return ERROR
-    return lists
+def _items_or_none(args: list[Any], index: int) -> list[str] | None:
+    """The items of string argument ``index`` (None when it is UNDEFINED); UNDEFINED
+    delimiters are the default ones."""
+    delimiters = args[2] if len(args) > 2 and args[2] is not UNDEFINED else _DEFAULT_DELIMITERS
+    value = args[index]
+    return None if value is UNDEFINED else string_list_items(value, delimiters)
 
 
 @builtin("stringListsIntersect", args=(2, 3))
 def _intersect(st: Any, args: list[Any]) -> Any:
-    lists = _two_lists(args)
-    if lists is ERROR:
+    if any(type(a) is Error for a in args):
         return ERROR
-    first, second = lists
-    if first is None or second is None:
+    if any(a is UNDEFINED for a in args):
         return UNDEFINED
-    return not set(first).isdisjoint(second)
+    if any(type(a) is not str for a in args):
+        return ERROR
+    if len(args) > 2 and not args[2]:
+        args = args[:2]  # here (only) empty delimiters mean the default ones
+    return not set(_items_or_none(args, 0) or ()).isdisjoint(_items_or_none(args, 1) or ())
 
 
 def _subset(args: list[Any], fold: bool) -> Any:
-    lists = _two_lists(args)
-    if lists is ERROR:
+    """Every item of the first list is in the second. An UNDEFINED first list is a subset
+    and an UNDEFINED second list has none; a first list that is not empty text but has no
+    items (``","``) is not a subset of anything, while ``""`` is of everything."""
+    if any(type(a) is not str and a is not UNDEFINED for a in args):
         return ERROR
-    first, second = lists
-    if first is None and second is None:
-        return UNDEFINED
-    if first is None:
+    if args[0] == "":
         return True
-    if second is None:
+    first, second = _items_or_none(args, 0), _items_or_none(args, 1)
+    if first is None or second is None:
+        return UNDEFINED if first is second else first is None
+    if not first:
         return False
     if fold:
         first = [ascii_lower(i) for i in first]
@@ -175,4 +169,7 @@ def _regexp_member(st: Any, args: list[Any]) -> Any:
     regex = compile_pattern(args[0], options)
     if regex is None:
         return ERROR
-    return any(regex.search(item) for item in string_list_items(args[1], delimiters))
+    items = string_list_items(args[1], delimiters)
+    if not items:
+        return UNDEFINED  # an empty list is UNDEFINED here, unlike stringListMember
+    return any(regex.search(item) for item in items)

@@ -43,14 +43,16 @@ def _abs_time(st: Any, args: list[Any]) -> Any:
     if not args:
         return AbsTime(int(st.now), 0)
     value = args[0]
-    if type(value) is str:
-        return value  # a computed string is returned as it is (HTCondor's library does so)
+    zone = args[1] if len(args) == 2 else 0
+    if type(zone) is RelTime:
+        zone = _int_secs(zone.secs)
+    if type(zone) not in (int, float):
+        return ERROR  # a zone that is not a number fails whatever the first argument is
+    if type(value) is str or type(value) is AbsTime:
+        return value  # a computed string, or a time keeping its own zone (as HTCondor does)
     moment = _instant(value)
     if len(args) == 1 or type(moment) is not AbsTime:
         return moment
-    zone = args[1]
-    if type(zone) not in (int, float):
-        return ERROR
     return AbsTime(moment.secs, int(zone))
 
 
@@ -151,6 +153,8 @@ def _interval(st: Any, args: list[Any]) -> Any:
     t = type(value)
     if t is RelTime:
         secs = _int_secs(value.secs)
+    elif t is AbsTime:
+        secs = value.secs
     elif t is bool or t is int:
         secs = int(value)
     elif t is float:
@@ -193,8 +197,8 @@ def _calendar_field(index: int) -> Any:
     def field(st: Any, args: list[Any]) -> Any:
         value = args[0]
         if type(value) is not AbsTime:
-            return UNDEFINED if value is UNDEFINED else ERROR
-        return timefmt.civil_from_secs(value.secs + value.offset)[index]
+            return ERROR  # UNDEFINED too, unlike most functions
+        return timefmt.civil_from_secs(value.secs)[index]  # local time (UTC), not the offset
 
     return field
 
@@ -203,7 +207,7 @@ def _relative_field(index: int) -> Any:
     def field(st: Any, args: list[Any]) -> Any:
         value = args[0]
         if type(value) is not RelTime:
-            return UNDEFINED if value is UNDEFINED else ERROR
+            return ERROR  # UNDEFINED too, unlike most functions
         return int(_split_relative(value.secs)[index])
 
     return field

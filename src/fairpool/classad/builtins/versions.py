@@ -1,104 +1,80 @@
 """Version comparison: versioncmp, versionGT/LT/GE/LE/EQ, version_in_range.
 
-Strings are compared the way GNU ``strverscmp`` orders them (the documented "version sort"):
-byte by byte, except where the first difference falls inside a run of digits. There a run
-with no leading zero is an integer (a longer run is larger), while a run that starts with a
-zero is a fraction (it sorts before integers and compares digit by digit). Like
-``strverscmp``, a plain byte difference is returned as the difference of the two bytes.
+HTCondor's order, as its library computes it (measured against classad2; it is close to,
+but not, GNU ``strverscmp``): the strings are compared byte by byte, except that where both
+have a run of digits the two runs are compared as a whole:
+
+* leading zeros are counted (keeping the run's last digit, so ``"0"`` has none); the run
+  with more of them is smaller, by the difference of the counts (``"0"`` vs ``"001"`` is 2);
+* without leading zeros the runs are integers: a longer run is larger by the difference of
+  the lengths (``"1"`` vs ``"100"`` is -2), equal lengths compare by their first differing
+  digit;
+* with leading zeros they are fractions, compared digit by digit, and where one run ends
+  the byte that follows it decides (``"01"`` vs ``"010"`` is ``'\\0' - '0'``).
+
+Otherwise the result is the difference of the first two differing bytes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..values import ERROR, UNDEFINED, Error
+from ..values import ERROR, UNDEFINED
 from .convert import to_string
 from .registry import builtin
 
 __all__ = ["version_compare"]
 
-# Where we are when the strings first differ: outside digits, in an integer run, in a
-# fraction run (a leading zero followed by other digits), or in a run of zeros only.
-_PLAIN, _INTEGER, _FRACTION, _ZEROS = "plain", "integer", "fraction", "zeros"
-# Character classes: other, non-zero digit, zero.
-_OTHER, _DIGIT, _ZERO = 0, 1, 2
 
-_NEXT = {
-    _PLAIN: (_PLAIN, _INTEGER, _ZEROS),
-    _INTEGER: (_PLAIN, _INTEGER, _INTEGER),
-    _FRACTION: (_PLAIN, _FRACTION, _FRACTION),
-    _ZEROS: (_PLAIN, _FRACTION, _ZEROS),
-}
-# Outcome at the first difference, by (state, class of left byte, class of right byte):
-# "bytes" = difference of the bytes, "length" = longer digit run wins, or a fixed sign.
-_BYTES, _LENGTH = "bytes", "length"
-_OUTCOME = {
-    _PLAIN: {(_DIGIT, _DIGIT): _LENGTH},
-    _INTEGER: {
-        (_OTHER, _DIGIT): -1,
-        (_OTHER, _ZERO): -1,
-        (_DIGIT, _OTHER): 1,
-        (_ZERO, _OTHER): 1,
-        (_DIGIT, _DIGIT): _LENGTH,
-        (_DIGIT, _ZERO): _LENGTH,
-        (_ZERO, _DIGIT): _LENGTH,
-        (_ZERO, _ZERO): _LENGTH,
-    },
-    _FRACTION: {},
-    _ZEROS: {
-        (_OTHER, _DIGIT): 1,
-        (_OTHER, _ZERO): 1,
-        (_DIGIT, _OTHER): -1,
-        (_ZERO, _OTHER): -1,
-    },
-}
+def _is_digit(byte: int) -> bool:
+    return 0x30 <= byte <= 0x39
 
 
-def _class(byte: int) -> int:
-    if byte == 0x30:
-        return _ZERO
-    return _DIGIT if 0x31 <= byte <= 0x39 else _OTHER
+def _run_end(data: bytes, i: int) -> int:
+    while _is_digit(data[i]):
+        i += 1
+    return i
 
 
-def _is_digit(data: bytes, i: int) -> bool:
-    return i < len(data) and 0x30 <= data[i] <= 0x39
+def _leading_zeros(data: bytes, i: int, end: int) -> int:
+    count = 0
+    while data[i + count] == 0x30 and i + count + 1 < end:
+        count += 1
+    return count
 
 
 def version_compare(left: str, right: str) -> int:
     """Negative, zero or positive as ``left`` sorts before, with or after ``right``."""
     a = left.encode("latin-1") + b"\0"
     b = right.encode("latin-1") + b"\0"
-    state = _PLAIN
-    i = 0
-    while a[i] == b[i]:
+    i = j = 0
+    while True:
+        if _is_digit(a[i]) and _is_digit(b[j]):
+            end_a, end_b = _run_end(a, i), _run_end(b, j)
+            zeros_a, zeros_b = _leading_zeros(a, i, end_a), _leading_zeros(b, j, end_b)
+            if zeros_a != zeros_b:
+                return zeros_b - zeros_a
+            i, j = i + zeros_a, j + zeros_b
+            if zeros_a == 0 and end_a - i != end_b - j:
+                return (end_a - i) - (end_b - j)
+            while i < end_a or j < end_b:
+                if a[i] != b[j]:
+                    return a[i] - b[j]
+                i, j = i + 1, j + 1
+            continue
+        if a[i] != b[j]:
+            return a[i] - b[j]
         if a[i] == 0:
             return 0
-        state = _NEXT[state][_class(a[i])]
-        i += 1
-    outcome = _OUTCOME[state].get((_class(a[i]), _class(b[i])), _BYTES)
-    if outcome == _BYTES:
-        return a[i] - b[i]
-    if outcome == _LENGTH:
-        return _longer_run(a, b, i)
-    return outcome
-
-
-def _longer_run(a: bytes, b: bytes, i: int) -> int:
-    j = i
-    while _is_digit(a, j):
-        if not _is_digit(b, j):
-            return 1
-        j += 1
-    return -1 if _is_digit(b, j) else a[i] - b[i]
+        i, j = i + 1, j + 1
 
 
 def _strings(values: list[Any]) -> Any:
+    """The arguments as strings; UNDEFINED if one is (even next to ERROR)."""
+    if any(value is UNDEFINED for value in values):
+        return UNDEFINED
     texts = []
     for value in values:
-        if type(value) is Error:
-            return ERROR
-        if value is UNDEFINED:
-            return UNDEFINED
         text = to_string(value)
         if text is None:
             return ERROR
@@ -129,9 +105,10 @@ _version_test("versionEQ", lambda c: c == 0)
 
 @builtin("version_in_range", args=3)
 def _version_in_range(st: Any, args: list[Any]) -> Any:
-    if type(args[0]) is not str:
-        return ERROR
-    texts = _strings(args)
+    """UNDEFINED when a bound is; an UNDEFINED version is ERROR."""
+    if args[1] is UNDEFINED or args[2] is UNDEFINED:
+        return UNDEFINED
+    texts = _strings(args) if args[0] is not UNDEFINED else ERROR
     if type(texts) is not list:
         return texts
     version, low, high = texts
