@@ -55,9 +55,6 @@ class CycleState:
 
     def charge(self, name: str, cost: float) -> None:
         self.usage[name] = self.usage.get(name, Usage()) + Usage(1, cost)
-        group = self.group_of(name)
-        if group is not None:
-            self.usage[group] = self.usage.get(group, Usage()) + Usage(1, cost)
 
     def slots_left(self) -> bool:
         return any(not s.taken for s in self.slots)

@@ -1,0 +1,152 @@
+"""A pool held in memory: slot ads and job ads that negotiation cycles act on.
+
+``apply`` carries out a cycle's decisions the way the schedd and the startds would:
+
+* a matched job starts on its slot (the slot becomes Claimed/Busy by the job's submitter);
+* a job matched to a partitionable slot gets a dynamic slot carved for it, and, as with
+  ``CLAIM_PARTITIONABLE_LEFTOVERS``, its submitter's other idle jobs that still fit are
+  started on the leftovers at once;
+* a job whose slot is taken by a preempting match goes back to idle.
+
+The dry run (``fairpool negotiate --cycles``) and the simulator share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..classad import ClassAd
+from ..classad.match import rank, symmetric_match
+from ..negotiator.cycle import PoolSnapshot
+from ..negotiator.results import CycleResult, Match
+from ..negotiator.submitters import job_id, submitter_of
+from ..startd.partition import carve
+
+__all__ = ["Pool", "Started"]
+
+IDLE, RUNNING = 1, 2
+
+
+@dataclass(frozen=True)
+class Started:
+    """A job that began running on a slot, and the job it displaced (if any)."""
+
+    job: str
+    slot: str
+    preempted: str | None = None
+
+
+class Pool:
+    """Slots and jobs, indexed by slot name and job id."""
+
+    def __init__(self, slots: Iterable[ClassAd], jobs: Iterable[ClassAd], domain: str) -> None:
+        self.slots = list(slots)
+        self.jobs = list(jobs)
+        self.domain = domain
+        self.slot_by_name = {s.eval("Name"): s for s in self.slots}
+        self.job_by_id = {job_id(j): j for j in self.jobs}
+        self.job_on_slot: dict[str, str] = {}
+        self.preemptions: dict[str, int] = {}
+        self._next_dslot: dict[str, int] = {}
+
+    def snapshot(self) -> PoolSnapshot:
+        return PoolSnapshot(self.slots, self.jobs)
+
+    def advance(self, now: float) -> None:
+        """Keep the running jobs' run time current on their slots."""
+        for name in self.job_on_slot:
+            slot = self.slot_by_name[name]
+            start = slot.eval("JobStart")
+            if type(start) in (int, float):
+                slot["TotalJobRunTime"] = int(now - start)
+
+    def apply(self, result: CycleResult, now: float) -> list[Started]:
+        started: list[Started] = []
+        for match in result.matches:
+            job = self.job_by_id.get(match.job)
+            slot = self.slot_by_name.get(match.slot)
+            if job is None or slot is None or job.eval("JobStatus") != IDLE:
+                continue
+            if slot.eval("PartitionableSlot") is True:
+                started.extend(self._partition(slot, job, match, now))
+            else:
+                started.append(self._start(slot, job, match.submitter, now))
+        return started
+
+    def _partition(self, pslot: ClassAd, job: ClassAd, match: Match, now: float) -> list[Started]:
+        started = []
+        first = self._carve_and_start(pslot, job, match.submitter, now)
+        if first is None:
+            return started
+        started.append(first)
+        for other in self._idle_jobs_of(match.submitter):
+            if not symmetric_match(other, pslot, now=now):
+                continue
+            more = self._carve_and_start(pslot, other, match.submitter, now)
+            if more is not None:
+                started.append(more)
+        return started
+
+    def _carve_and_start(
+        self, pslot: ClassAd, job: ClassAd, submitter: str, now: float
+    ) -> Started | None:
+        name = pslot.eval("Name")
+        number = self._next_dslot.get(name, 1)
+        dslot = carve(pslot, job, now, number)
+        if dslot is None:
+            return None
+        self._next_dslot[name] = number + 1
+        self.slots.append(dslot)
+        self.slot_by_name[dslot.eval("Name")] = dslot
+        return self._start(dslot, job, submitter, now)
+
+    def _idle_jobs_of(self, submitter: str) -> list[ClassAd]:
+        return [
+            j
+            for j in self.jobs
+            if j.eval("JobStatus") == IDLE and submitter_of(j, self.domain) == submitter
+        ]
+
+    def _start(self, slot: ClassAd, job: ClassAd, submitter: str, now: float) -> Started:
+        slot_name = slot.eval("Name")
+        displaced = self.job_on_slot.get(slot_name)
+        if displaced is not None:
+            self._vacate(displaced)
+        owner = job.eval("Owner")
+        user = f"{owner}@{self.domain}" if isinstance(owner, str) else submitter
+        slot.update(
+            {
+                "State": "Claimed",
+                "Activity": "Busy",
+                "RemoteUser": user,
+                "RemoteOwner": user,
+                "JobId": job_id(job),
+                "JobStart": int(now),
+                "EnteredCurrentState": int(now),
+                "TotalJobRunTime": 0,
+            }
+        )
+        if submitter != user:
+            slot["AccountingGroup"] = submitter
+        elif "AccountingGroup" in slot:
+            del slot["AccountingGroup"]
+        slot["CurrentRank"] = rank(slot, job, now=now)
+        starts = job.eval("NumJobStarts")
+        job.update(
+            {
+                "JobStatus": RUNNING,
+                "RemoteHost": slot_name,
+                "JobCurrentStartDate": int(now),
+                "NumJobStarts": (starts if type(starts) is int else 0) + 1,
+            }
+        )
+        self.job_on_slot[slot_name] = job_id(job)
+        return Started(job_id(job), slot_name, displaced)
+
+    def _vacate(self, name: str) -> None:
+        job = self.job_by_id[name]
+        job["JobStatus"] = IDLE
+        if "RemoteHost" in job:
+            del job["RemoteHost"]
+        self.preemptions[name] = self.preemptions.get(name, 0) + 1

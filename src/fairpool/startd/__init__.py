@@ -1,0 +1,1 @@
+"""The execute node's side: slots, partitioning, and (later) the policy state machine."""
