@@ -22,6 +22,7 @@ from .values import (
     Error,
     RelTime,
     ascii_lower,
+    trunc32,
     wrap,
 )
 
@@ -123,7 +124,7 @@ def _time_arith(op: str, a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is AbsTime:
         if tb is RelTime and op in "+-":
-            delta = int(b.secs)
+            delta = trunc32(b.secs)  # the library adds the seconds as a C int
             return AbsTime(a.secs + delta if op == "+" else a.secs - delta, a.offset)
         if tb is AbsTime and op == "-":
             return RelTime(float(a.secs - b.secs))
@@ -132,7 +133,7 @@ def _time_arith(op: str, a: Any, b: Any) -> Any:
         if tb is RelTime and op in "+-":
             return RelTime(a.secs + b.secs if op == "+" else a.secs - b.secs)
         if tb is AbsTime and op == "+":
-            return AbsTime(b.secs + int(a.secs), b.offset)
+            return AbsTime(b.secs + trunc32(a.secs), b.offset)
         y = _numeric(b)
         if y is not None and op in "*/":
             if op == "*":

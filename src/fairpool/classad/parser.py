@@ -260,7 +260,7 @@ class _Parser:
         secs = timefmt.parse_reltime(arg.value)
         if secs is None:
             raise self.fail(f"invalid relative time {arg.value!r}", name)
-        return Literal(secs, text=f'relTime("{timefmt.format_reltime(secs)}")')
+        return Literal(secs, text=f'relTime("{timefmt.format_reltime_literal(secs)}")')
 
     def list_literal(self) -> Node:
         items: list[Node] = []

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 import time
 
-from .values import AbsTime
+from .values import AbsTime, trunc32
 
 __all__ = [
     "civil_from_secs",
     "format_abstime",
     "format_reltime",
+    "format_reltime_literal",
     "parse_abstime",
     "parse_reltime",
     "secs_from_civil",
@@ -128,25 +129,36 @@ def parse_reltime(text: str) -> float | None:
 
 
 def format_reltime(secs: float) -> str:
-    """``[-][days+]hh:mm:ss[.fff]`` with leading zero fields left out, as the unparser writes."""
+    """A relative time as string() and the unparser write a value: whole seconds (the
+    fraction is dropped, toward zero) as ``[-][days+]hh:mm:ss`` without leading zero fields."""
+    whole = trunc32(secs)
+    sign = "-" if whole < 0 else ""
+    return sign + _clock(abs(whole), f"{abs(whole) % 60:02d}")
+
+
+def format_reltime_literal(secs: float) -> str:
+    """A relative time as the unparser writes a parse-time ``relTime("...")`` literal: like
+    format_reltime, but seconds with a fraction are written with ``%g`` (``"01:1.5"``)."""
     sign = "-" if secs < 0 else ""
-    secs = abs(secs)
-    whole = int(secs)
-    frac = secs - whole
-    days, rest = divmod(whole, 86400)
+    rest = abs(secs)
+    whole = int(rest // 60) * 60
+    seconds = rest - whole
+    text = f"{seconds:g}" if seconds != int(seconds) else f"{int(seconds):02d}"
+    return sign + _clock(whole, text)
+
+
+def _clock(secs: int, seconds: str) -> str:
+    """``[days+]hh:mm:`` (leading zero fields left out) before the seconds text."""
+    days, rest = divmod(secs, 86400)
     hours, rest = divmod(rest, 3600)
-    minutes, seconds = divmod(rest, 60)
+    minutes = rest // 60
     if days:
-        text = f"{days}+{hours:02d}:{minutes:02d}:{seconds:02d}"
-    elif hours:
-        text = f"{hours:02d}:{minutes:02d}:{seconds:02d}"
-    elif minutes:
-        text = f"{minutes:02d}:{seconds:02d}"
-    else:
-        text = f"{seconds:02d}"
-    if frac > 0:
-        text += f".{round(frac * 1000):03d}"
-    return sign + text
+        return f"{days}+{hours:02d}:{minutes:02d}:{seconds}"
+    if hours:
+        return f"{hours:02d}:{minutes:02d}:{seconds}"
+    if minutes:
+        return f"{minutes:02d}:{seconds}"
+    return seconds
 
 
 def format_abstime(value: AbsTime) -> str:

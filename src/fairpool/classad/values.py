@@ -35,8 +35,11 @@ __all__ = [
     "Undefined",
     "ascii_lower",
     "from_text",
+    "int32",
     "is_number",
     "to_text",
+    "trunc32",
+    "trunc64",
     "wrap",
 ]
 
@@ -162,6 +165,27 @@ def wrap(value: int) -> int:
     if _INT_MIN <= value <= _INT_MAX:
         return value
     return ((value - _INT_MIN) & 0xFFFFFFFFFFFFFFFF) + _INT_MIN
+
+
+def int32(value: int) -> int:
+    """A 64-bit integer narrowed to a C ``int`` (its low 32 bits), as the library's time
+    and substring functions take them."""
+    return ((value + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def trunc64(value: float) -> int:
+    """A double converted to a 64-bit integer, truncating. Out of range (or NaN) the C++
+    conversion is undefined; we give what x86-64 gives, the lowest integer."""
+    if value != value or not -(2.0**63) <= value < 2.0**63:
+        return _INT_MIN
+    return int(value)
+
+
+def trunc32(value: float) -> int:
+    """A double converted to a C ``int``, truncating; out of range as x86-64 (see trunc64)."""
+    if value != value or not -(2.0**31) - 1 < value < 2.0**31:
+        return -(1 << 31)
+    return int(value)
 
 
 def is_number(value: Any) -> bool:

@@ -10,7 +10,18 @@ from typing import Any
 
 from .. import timefmt
 from ..unparse import real_text, unparse_value
-from ..values import ERROR, UNDEFINED, AbsTime, AdBase, ClassAdList, Error, RelTime, wrap
+from ..values import (
+    ERROR,
+    UNDEFINED,
+    AbsTime,
+    AdBase,
+    ClassAdList,
+    Error,
+    RelTime,
+    trunc32,
+    trunc64,
+    wrap,
+)
 from .registry import builtin
 
 __all__ = ["number_prefix", "to_string"]
@@ -57,12 +68,6 @@ def to_string(value: Any) -> str | None:
     return None
 
 
-def _trunc(value: float) -> Any:
-    if value != value or math.isinf(value):
-        return -(1 << 63)  # what the C conversion yields on x86-64
-    return wrap(int(value))
-
-
 def _to_int(value: Any) -> Any:
     t = type(value)
     if t is int:
@@ -70,14 +75,14 @@ def _to_int(value: Any) -> Any:
     if t is bool:
         return int(value)
     if t is float:
-        return _trunc(value)
+        return trunc64(value)
     if t is str:
         number = number_prefix(value)
-        return ERROR if number is None else _trunc(number)
+        return ERROR if number is None else trunc64(number)
     if t is AbsTime:
         return value.secs
     if t is RelTime:
-        return _trunc(value.secs)
+        return trunc32(value.secs)  # relative times convert through a C int
     if value is UNDEFINED:
         return UNDEFINED
     return ERROR
@@ -95,7 +100,7 @@ def _to_real(value: Any) -> Any:
     if t is AbsTime:
         return float(value.secs)
     if t is RelTime:
-        return float(_trunc(value.secs))
+        return float(trunc32(value.secs))
     if value is UNDEFINED:
         return UNDEFINED
     return ERROR
@@ -152,8 +157,8 @@ def _rounding(value: Any, how: Any) -> Any:
     if type(real) is not float:
         return ERROR
     if real != real or math.isinf(real):
-        return _trunc(real)
-    return wrap(int(how(real)))
+        return trunc64(real)
+    return trunc64(float(how(real)))
 
 
 @builtin("floor")
@@ -179,7 +184,7 @@ def _pow(st: Any, args: list[Any]) -> Any:
     if type(base) is int and type(exponent) is int and exponent >= 0:
         # HTCondor computes the double power and adds 0.5 before truncating, so a
         # negative odd power comes out one too high: pow(-2, 3) is -7.
-        return _trunc(_real_power(float(base), float(exponent)) + 0.5)
+        return trunc64(_real_power(float(base), float(exponent)) + 0.5)
     b, e = _to_real(base), _to_real(exponent)
     if type(b) is not float or type(e) is not float:
         return ERROR

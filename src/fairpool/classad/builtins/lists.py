@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..values import ERROR, UNDEFINED, AdBase, ClassAdList, Error, Undefined, ascii_lower, wrap
+from ..values import (
+    ERROR,
+    UNDEFINED,
+    AdBase,
+    ClassAdList,
+    Error,
+    Undefined,
+    ascii_lower,
+    int32,
+    wrap,
+)
 from .convert import to_string
 from .registry import builtin
 
@@ -152,11 +162,6 @@ def _strcat(st: Any, args: list[Any]) -> Any:
     return "".join(parts)
 
 
-def _c_int(value: int) -> int:
-    """A 64-bit integer narrowed to a C ``int`` (its low 32 bits), as substr() takes it."""
-    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
-
-
 @builtin("substr", args=(2, 3))
 def _substr(st: Any, args: list[Any]) -> Any:
     if any(a is UNDEFINED for a in args):
@@ -167,11 +172,11 @@ def _substr(st: Any, args: list[Any]) -> Any:
     if type(text) is not str or any(type(a) is not int for a in args[1:]):
         return ERROR
     size = len(text)
-    offset = _c_int(args[1])
+    offset = int32(args[1])  # offsets and lengths are C ints
     if offset < 0:
         offset = max(size + offset, 0)
     offset = min(offset, size)
-    length = _c_int(args[2]) if len(args) > 2 else size - offset
+    length = int32(args[2]) if len(args) > 2 else size - offset
     if length < 0:
         length = max(size - offset + length, 0)
     return text[offset : offset + length]

@@ -4,19 +4,21 @@ wall clock, so the negotiator and the simulator decide what time it is."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .. import timefmt
-from ..values import ERROR, UNDEFINED, AbsTime, AdBase, RelTime
+from ..values import ERROR, UNDEFINED, AbsTime, AdBase, RelTime, int32, trunc32, trunc64
 from .convert import number_prefix
 from .registry import builtin
 
 __all__: list[str] = []
 
 
-def _int_secs(value: float) -> int:
-    return int(value) if math.isfinite(value) else -(1 << 63)
+def _c_int(value: Any) -> int:
+    """A number or relative time as absTime() takes it: a C ``int`` (32 bits)."""
+    if type(value) is int:
+        return int32(value)
+    return trunc32(value.secs if type(value) is RelTime else value)
 
 
 def _instant(value: Any) -> Any:
@@ -25,9 +27,9 @@ def _instant(value: Any) -> Any:
     if t is AbsTime:
         return value
     if t is int or t is float:
-        return AbsTime(_int_secs(value), 0)
+        return AbsTime(trunc64(value), 0)
     if t is RelTime:
-        return AbsTime(_int_secs(value.secs), 0)
+        return AbsTime(trunc64(value.secs), 0)
     if value is UNDEFINED:
         return UNDEFINED
     return ERROR
@@ -40,20 +42,19 @@ def _time(st: Any, args: list[Any]) -> Any:
 
 @builtin("absTime", args=(0, 2), pure=False)
 def _abs_time(st: Any, args: list[Any]) -> Any:
+    """Seconds and zone are converted to C ints (``absTime(2147483648)`` is in 1901)."""
     if not args:
         return AbsTime(int(st.now), 0)
     value = args[0]
     zone = args[1] if len(args) == 2 else 0
-    if type(zone) is RelTime:
-        zone = _int_secs(zone.secs)
-    if type(zone) not in (int, float):
+    if type(zone) not in (int, float, RelTime):
         return ERROR  # a zone that is not a number fails whatever the first argument is
-    if type(value) is str or type(value) is AbsTime:
+    t = type(value)
+    if t is str or t is AbsTime:
         return value  # a computed string, or a time keeping its own zone (as HTCondor does)
-    moment = _instant(value)
-    if len(args) == 1 or type(moment) is not AbsTime:
-        return moment
-    return AbsTime(moment.secs, int(zone))
+    if t is int or t is float or t is RelTime:
+        return AbsTime(_c_int(value), _c_int(zone))
+    return UNDEFINED if value is UNDEFINED else ERROR
 
 
 @builtin("relTime")
@@ -62,8 +63,10 @@ def _rel_time(st: Any, args: list[Any]) -> Any:
     t = type(value)
     if t is RelTime:
         return value
-    if t is int or t is float:
-        return RelTime(float(value))
+    if t is int:
+        return RelTime(float(int32(value)))  # an integer goes through a C int
+    if t is float:
+        return RelTime(value)
     if t is AbsTime:
         return RelTime(float(value.secs))
     if t is str:
@@ -120,7 +123,7 @@ def _split_time(st: Any, args: list[Any]) -> Any:
 def _format_time(st: Any, args: list[Any]) -> Any:
     moment = AbsTime(int(st.now), 0) if not args else args[0]
     if type(moment) in (int, float):
-        moment = AbsTime(_int_secs(moment), 0)
+        moment = AbsTime(trunc64(moment), 0)
     local = _split_ad_secs(st, moment) if isinstance(moment, AdBase) else None
     if local is None:
         if type(moment) is not AbsTime:
@@ -149,21 +152,22 @@ def _split_ad_secs(st: Any, ad: Any) -> int | None:
 
 @builtin("interval")
 def _interval(st: Any, args: list[Any]) -> Any:
+    """The seconds as a C int: numbers through a 64-bit integer, relative times directly."""
     value = args[0]
     t = type(value)
     if t is RelTime:
-        secs = _int_secs(value.secs)
+        secs = trunc32(value.secs)
     elif t is AbsTime:
-        secs = value.secs
+        secs = int32(value.secs)
     elif t is bool or t is int:
-        secs = int(value)
+        secs = int32(int(value))
     elif t is float:
-        secs = _int_secs(value)
+        secs = int32(trunc64(value))
     elif t is str:
         number = number_prefix(value)
         if number is None:
             return ERROR
-        secs = _int_secs(number)
+        secs = int32(trunc64(number))
     else:
         return ERROR
     return _interval_text(secs)
