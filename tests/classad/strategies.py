@@ -57,7 +57,8 @@ __all__ = [
 
 INT_BOUND = 15  # numbers converted to integers stay below 10**15
 TIME_BOUND = 9  # times stay below 10**9 seconds: the library converts them to C ints
-ATOM, POSTFIX, UNARY, CONDITIONAL = 14, 13, 12, 1
+# Binding powers beyond the binary operators' (see BINARY_POWER).
+ATOM, POSTFIX, ELVIS, UNARY, CONDITIONAL = 15, 14, 13, 12, 1
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Gen:
     """Generated expression text. ``mag``: every number it may produce (or convert from a
     string) is below ``10**mag``; None when it may be huge or not finite. ``time``: it may
     yield (or contain) an absolute or relative time. ``prec``: how tightly its outermost
-    operator binds (the parser's binding powers; 14 for atoms), so that operands are
+    operator binds (the parser's binding powers; ATOM for atoms), so that operands are
     parenthesised exactly where the parser would otherwise regroup them."""
 
     text: str
@@ -367,12 +368,14 @@ def _unary(op: str, operand: Gen, spaced: bool) -> Gen:
 
 
 def _conditional(test: Gen, then: Gen, other: Gen, form: str) -> Gen:
-    cond, rest = _operand(test, CONDITIONAL + 1), _operand(other, CONDITIONAL)
+    """``c ? a : b``, or the elvis ``a ?: b``, which binds tighter than unary operators
+    and takes a primary on its right."""
     if form == "if":
+        cond, rest = _operand(test, CONDITIONAL + 1), _operand(other, CONDITIONAL)
         text = f"{cond} ? {then.text} : {rest}"
         return Gen(text, _join_mag(then, other), then.time or other.time, CONDITIONAL)
-    text = f"{cond} {form} {rest}"
-    return Gen(text, _join_mag(test, other), test.time or other.time, CONDITIONAL)
+    text = f"{_operand(test, ELVIS)} {form} {_operand(other, POSTFIX)}"
+    return Gen(text, _join_mag(test, other), test.time or other.time, ELVIS)
 
 
 # -- calls ----------------------------------------------------------------------------

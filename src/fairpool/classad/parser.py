@@ -1,12 +1,13 @@
 """ClassAd parser: tokens to a syntax tree (a Pratt parser; precedence in one table).
 
-Precedence, loosest first: ``?:`` (right-associative), ``||``, ``&&``, ``|``, ``^``, ``&``,
-equality (``== != =?= =!= is isnt``), relational, shifts, additive, multiplicative, unary,
-then selection ``.``, subscript ``[]`` and calls. Compatibility rules HTCondor applies:
-function arguments may be separated by ``;``; ``-`` written directly before a number is
-part of the literal (so ``-9223372036854775808`` fits); adjacent string literals join;
-``absTime("...")``/``relTime("...")`` with a literal string are converted while parsing,
-and a bad literal is a syntax error.
+Precedence, loosest first: ``c ? a : b`` (right-associative), ``||``, ``&&``, ``|``, ``^``,
+``&``, equality (``== != =?= =!= is isnt``), relational, shifts, additive, multiplicative,
+unary, then the elvis ``a ?: b`` (whose right side is a primary: ``1 + x ?: 2`` is
+``1 + (x ?: 2)``), selection ``.``, subscript ``[]`` and calls. Compatibility rules
+HTCondor applies: function arguments may be separated by ``;``; ``-`` written directly
+before a number is part of the literal (so ``-9223372036854775808`` fits); adjacent string
+literals join; ``absTime("...")``/``relTime("...")`` with a literal string are converted
+while parsing, and a bad literal is a syntax error.
 """
 
 from __future__ import annotations
@@ -145,6 +146,10 @@ class _Parser:
                 self.next()
                 right = self.expression(power)
                 left = Binary(_CANONICAL_OP.get(op, op), left, right)
+            elif op == "?" and self.peek(1).text == ":" and self.peek(1).kind == "op":
+                self.next()
+                self.next()
+                left = Elvis(left, self.elvis_operand())
             elif op == "?":
                 if min_power >= _CONDITIONAL_POWER:
                     return left
@@ -161,10 +166,28 @@ class _Parser:
             else:
                 return left
 
+    def elvis_operand(self) -> Node:
+        """The right side of ``?:``, which binds like ``.`` and ``[]``: a primary with its
+        selections and subscripts, no operator (``-x ?: 1`` is ``-(x ?: 1)``, ``0 ?: -x``
+        does not parse), as in HTCondor's parser."""
+        token = self.next()
+        if token.kind == "op" and token.text in _UNARY_OPS:
+            folded = self.negative_literal(token) if token.text == "-" else None
+            if folded is None:
+                raise self.fail(f"unexpected {_describe(token)} after '?:'", token)
+            left = folded
+        else:
+            left = self.prefix(token)
+        while self.peek().kind == "op" and self.peek().text in (".", "..", "["):
+            if self.next().text == "[":
+                index = self.expression(0)
+                self.expect("]")
+                left = Subscript(left, index)
+            else:
+                left = AttrRef(self.attribute_name(), scope=left)
+        return left
+
     def conditional(self, cond: Node) -> Node:
-        if self.at(":"):
-            self.next()
-            return Elvis(cond, self.expression(_CONDITIONAL_POWER - 1))
         then = self.expression(0)
         self.expect(":")
         return Cond(cond, then, self.expression(_CONDITIONAL_POWER - 1))
