@@ -52,7 +52,7 @@ def _since(seconds: float) -> str:
     if seconds <= 0:
         return "<now>"
     minutes = int(seconds) // 60
-    return "%3d+%02d:%02d" % (minutes // 1440, minutes // 60 % 24, minutes % 60)
+    return f"{minutes // 1440:3d}+{minutes // 60 % 24:02d}:{minutes % 60:02d}"
 
 
 def _date(when: float) -> str:
@@ -142,8 +142,8 @@ def render(
         max(10, len(counter), *(len(r.name) for r in rows)) if rows else max(10, len(counter)), 99
     )
     chosen = [COLUMNS[c] for c in columns]
-    year, month, day, hour, minute, *_ = civil_from_secs(int(last_update))
-    lines = ["Last Priority Update: %2d/%-2d %02d:%02d" % (month, day, hour, minute)]
+    _, month, day, hour, minute, *_ = civil_from_secs(int(last_update))
+    lines = [f"Last Priority Update: {month:2d}/{day:<2d} {hour:02d}:{minute:02d}"]
     for line in (0, 1):
         cells = [name_heading[line].ljust(width)]
         cells += [_centred(c.heading[line], c.width) for c in chosen]

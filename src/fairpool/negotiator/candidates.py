@@ -25,6 +25,7 @@ re-checks what can change meanwhile (the slot still free, the limits).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,8 +216,10 @@ def find_slot(
     params: NegotiatorParams,
     eup_of: Any,
     now: float,
+    concurrency: Callable[[Slot], str | None],
 ) -> Candidate | str:
-    """The best slot for ``job`` that its submitter's limits allow, or why there is none."""
+    """The best slot for ``job`` that its submitter's limits allow, or why there is none.
+    ``concurrency(slot)`` is the concurrency-limit rejection for taking ``slot``, if any."""
     key = (autocluster, turn.rank_only)
     reasons = turn.reasons.setdefault(autocluster, set())
     candidates = turn.match_lists.get(key)
@@ -231,12 +234,19 @@ def find_slot(
         if not _within_limits(candidate, turn):
             reasons.add(REJECT_LIMIT)
             continue
+        blocked = concurrency(candidate.slot)
+        if blocked is not None:
+            reasons.add(blocked)
+            continue
         if _unstable_policy_fails(candidate, job, params, now):
             reasons.add(REJECT_POLICY)
             continue
         return candidate
     if turn.rank_only:
         return REJECT_LIMIT
+    concurrency_reasons = sorted(r for r in reasons if r.startswith("concurrency limit"))
+    if concurrency_reasons:
+        return concurrency_reasons[0]
     for reason in (REJECT_POLICY, REJECT_LIMIT):
         if reason in reasons:
             return reason

@@ -15,16 +15,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..accounting.accountant import Priority, Usage
 from ..classad import ClassAd
 from ..classad.match import evaluate, satisfied
+from ..classad.values import UNDEFINED
 from .autocluster import Signatures, significant_attributes
+from .concurrency import LimitCounter
 from .ephemeral import LIVE_USAGE, Annotations, LiveUsage, live_usage_expr
+from .groups import ROOT, GroupNode, assigned_group, build_tree
+from .hgq import allocate_and_negotiate
 from .params import NegotiatorParams
 from .pie import CycleState, negotiate_with_group
+from .quotas import assign_quotas
 from .results import CycleResult, CycleStats, SubmitterSummary
-from .slots import Slot, fetch_slots, pool_weight, trim, usage_from_slots
+from .slots import Slot, effective_pool_size, fetch_slots, pool_weight, trim, usage_from_slots
 from .submitters import SubmitterQueue, queues, submitter_of
 
 __all__ = ["PoolSnapshot", "run_cycle"]
@@ -67,11 +73,16 @@ def run_cycle(
         usage=dict(usage),
         min_slot_weight=min((s.weight for s in slots), default=0.0),
         annotations=Annotations(),
+        limits=LimitCounter.from_slots(params.concurrency, (s.ad for s in slots)),
     )
-    token = LIVE_USAGE.set(LiveUsage(state.usage, state.group_of))
+    tree = _groups(state, by_submitter, slots, pool) if params.groups.enabled else None
+    token = LIVE_USAGE.set(LiveUsage(state.weighted_usage, _group_usage_of(state)))
     try:
         _annotate_slots(state, slots)
-        _negotiate(state, list(by_submitter.values()), pool)
+        if tree is None:
+            _negotiate(state, list(by_submitter.values()), pool)
+        else:
+            _negotiate_groups(state, tree, by_submitter, pool)
     finally:
         state.annotations.restore()
         LIVE_USAGE.reset(token)
@@ -87,10 +98,10 @@ def run_cycle(
         trimmed_slots=len(candidates),
         candidate_slots=len(candidates),
         pie_spins=state.spins,
-        pies=1,
+        pies=state.pies,
         submitters_share_limit=sorted(state.share_limited),
     )
-    return _result(state, by_submitter, stats)
+    return _result(state, by_submitter, stats, tree)
 
 
 def _running_submitters(
@@ -111,7 +122,16 @@ def _wanted(job: ClassAd, params: NegotiatorParams, now: float) -> bool:
     return satisfied(evaluate(params.job_constraint, job, now=now))
 
 
-def _negotiate(state: CycleState, submitters: list[SubmitterQueue], pool: float) -> None:
+def _negotiate(
+    state: CycleState,
+    submitters: list[SubmitterQueue],
+    pool: float,
+    group: str | None = None,
+    limit: float = float("inf"),
+    negotiating: str = ROOT,
+    regrouped: bool = False,
+) -> None:
+    """The below-floor round, then everyone (within a group's limit when there is one)."""
     below_floor = [
         q
         for q in submitters
@@ -119,8 +139,71 @@ def _negotiate(state: CycleState, submitters: list[SubmitterQueue], pool: float)
         and state.weighted_usage(q.name) < state.priorities(q.name).floor
     ]
     if below_floor:
-        negotiate_with_group(state, below_floor, pool, floor_round=True)
-    negotiate_with_group(state, submitters, pool)
+        negotiate_with_group(state, below_floor, pool, limit, group, True, negotiating, regrouped)
+    negotiate_with_group(state, submitters, pool, limit, group, False, negotiating, regrouped)
+
+
+def _groups(
+    state: CycleState, by_submitter: dict[str, SubmitterQueue], slots: list[Slot], pool: float
+) -> GroupNode:
+    """Build the group tree, charge current usage to it, and set demand and quotas."""
+    config = state.params.groups
+    tree = build_tree(config)
+    assigned: dict[str, str] = {}
+
+    def group_of(name: str) -> str:
+        if name not in assigned:
+            assigned[name] = assigned_group(tree, name).name
+        return assigned[name]
+
+    state.group_of = group_of
+    for name, held in state.usage.items():
+        if "@" in name:
+            state.group_usage[group_of(name)] = state.group_weight(group_of(name)) + held.weight
+    nodes = {node.name: node for node in tree.walk()}
+    weighted = config.use_weighted_demand
+    for name, queue in sorted(by_submitter.items()):
+        node = nodes[group_of(name)]
+        node.submitters.append(name)
+        held = state.usage.get(name, Usage())
+        idle = queue.weighted_idle if weighted else queue.idle_jobs
+        node.requested += (held.weight if weighted else held.count) + idle
+    if tree.autoregroup:
+        tree.submitters += [
+            s for g in tree.walk() if g.autoregroup and g is not tree for s in g.submitters
+        ]
+    total = pool if state.params.use_slot_weights else effective_pool_size(slots)
+    assign_quotas(tree, total, config.allow_oversubscription)
+    state.group_quotas = {node.name: node.quota for node in tree.walk()}
+    state.group_total = total
+    return tree
+
+
+def _negotiate_groups(
+    state: CycleState, tree: GroupNode, by_submitter: dict[str, SubmitterQueue], pool: float
+) -> None:
+    def negotiate(group: GroupNode, limit: float, regrouped: bool) -> None:
+        queues = [by_submitter[name] for name in group.submitters]
+        group_name = None if regrouped else group.name
+        _negotiate(state, queues, pool, group_name, limit, group.name, regrouped)
+
+    allocate_and_negotiate(
+        tree,
+        state.params.groups,
+        state.group_total,
+        state.params.use_slot_weights,
+        state.params.consider_preemption,
+        state.group_weight,
+        negotiate,
+    )
+
+
+def _group_usage_of(state: CycleState) -> Callable[[str], Any]:
+    def of_group(name: str) -> Any:
+        group = state.group_of(name)
+        return UNDEFINED if group is None else state.group_weight(group)
+
+    return of_group
 
 
 def _annotate_slots(state: CycleState, slots: list[Slot]) -> None:
@@ -158,7 +241,10 @@ def _cross_slot(state: CycleState, machine_slots: list[Slot]) -> None:
 
 
 def _result(
-    state: CycleState, by_submitter: dict[str, SubmitterQueue], stats: CycleStats
+    state: CycleState,
+    by_submitter: dict[str, SubmitterQueue],
+    stats: CycleStats,
+    tree: GroupNode | None,
 ) -> CycleResult:
     names = set(by_submitter) | {n for n in state.usage if "@" in n}
     summaries = {}
@@ -173,9 +259,28 @@ def _result(
         matches=state.matches,
         rejections=list(state.rejections.values()),
         submitters=summaries,
+        groups=_group_summaries(state, tree) if tree is not None else {},
         usage=state.usage,
         stats=stats,
     )
+
+
+def _group_summaries(state: CycleState, tree: GroupNode) -> dict[str, dict[str, Any]]:
+    """What the negotiator's accounting ads say of each group after the cycle."""
+    return {
+        node.name: {
+            "quota": node.quota,
+            "usage": state.group_weight(node.name),
+            "allocated": node.allocated,
+            "config_quota": node.config_quota,
+            "subtree_quota": node.subtree_quota,
+            "dynamic": not node.static and node.parent is not None,
+            "requested": node.requested + node.allocated,
+            "surplus": node.surplus_policy,
+            "sort_key": node.sort_key,
+        }
+        for node in tree.walk()
+    }
 
 
 def _schedd(job: ClassAd) -> str:

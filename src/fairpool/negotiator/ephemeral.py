@@ -15,11 +15,10 @@ ends, so a cycle leaves its inputs unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from ..accounting.accountant import Usage
 from ..classad import ClassAd, Expr
 from ..classad.builtins import builtin
 from ..classad.values import UNDEFINED
@@ -28,19 +27,12 @@ __all__ = ["LIVE_USAGE", "Annotations", "LiveUsage"]
 
 
 class LiveUsage:
-    """The usage tables the ``ResourcesInUse*`` functions read during a cycle."""
+    """What the ``ResourcesInUse*`` functions read during a cycle: a user's current weighted
+    usage, and that of the group the user is charged to (UNDEFINED without groups)."""
 
-    def __init__(self, usage: Mapping[str, Usage], group_of: Callable[[str], str | None]) -> None:
-        self.usage = usage
-        self.group_of = group_of
-
-    def of_user(self, name: str) -> float:
-        held = self.usage.get(name)
-        return held.weight if held is not None else 0.0
-
-    def of_group(self, name: str) -> Any:
-        group = self.group_of(name)
-        return UNDEFINED if group is None else self.of_user(group)
+    def __init__(self, of_user: Callable[[str], float], of_group: Callable[[str], Any]) -> None:
+        self.of_user = of_user
+        self.of_group = of_group
 
 
 LIVE_USAGE: ContextVar[LiveUsage | None] = ContextVar("fairpool_live_usage", default=None)

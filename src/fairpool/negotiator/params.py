@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..classad import Expr
+from .concurrency import LimitConfig
+from .groups import GroupConfig
 
 __all__ = ["DEFAULTS", "NegotiatorParams"]
 
@@ -64,6 +66,8 @@ class NegotiatorParams:
     add_significant_attributes: tuple[str, ...] = ()  # ADD_SIGNIFICANT_ATTRIBUTES
     remove_significant_attributes: tuple[str, ...] = REMOVE_SIGNIFICANT
     name: str = ""  # NEGOTIATOR_NAME
+    concurrency: LimitConfig = field(default_factory=LimitConfig)  # <NAME>_LIMIT and defaults
+    groups: GroupConfig = field(default_factory=GroupConfig)  # GROUP_* (empty: no groups)
 
     def with_(self, **changes: Any) -> NegotiatorParams:
         """A copy with some knobs changed (tests and scenarios use it)."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..accounting.accountant import Priority, Usage
 from ..classad import ClassAd
 from .candidates import NO_PREEMPTION, REASONS, REJECT_LIMIT, Candidate, Turn, find_slot
+from .concurrency import LimitCounter, job_limits, rejection
 from .consumption import deduct
 from .ephemeral import Annotations
 from .params import NegotiatorParams
@@ -42,11 +43,16 @@ class CycleState:
     usage: dict[str, Usage]
     min_slot_weight: float
     annotations: Annotations
+    limits: LimitCounter
     group_of: Callable[[str], str | None] = lambda name: None
+    group_usage: dict[str, float] = field(default_factory=dict)  # direct members, live
+    group_quotas: dict[str, float] = field(default_factory=dict)
+    group_total: float = 0.0  # the pool the group quotas share
     matches: list[Match] = field(default_factory=list)
     rejections: dict[str, Rejection] = field(default_factory=dict)
     jobs_considered: int = 0
     spins: int = 0
+    pies: int = 0
     share_limited: set[str] = field(default_factory=set)
 
     def weighted_usage(self, name: str) -> float:
@@ -55,6 +61,12 @@ class CycleState:
 
     def charge(self, name: str, cost: float) -> None:
         self.usage[name] = self.usage.get(name, Usage()) + Usage(1, cost)
+        group = self.group_of(name)
+        if group is not None:
+            self.group_usage[group] = self.group_usage.get(group, 0.0) + cost
+
+    def group_weight(self, group: str) -> float:
+        return self.group_usage.get(group, 0.0)
 
     def slots_left(self) -> bool:
         return any(not s.taken for s in self.slots)
@@ -67,8 +79,10 @@ class _Pie:
     queues: list[SubmitterQueue]
     pool: float
     quota: float
-    group: str | None
+    group: str | None  # the group whose quota caps this pie (None: no group checks)
     floor_round: bool
+    negotiating: str  # the group the submitters negotiate under
+    regrouped: bool  # negotiating in <none> through autoregroup
     left: float = 0.0
 
 
@@ -79,9 +93,12 @@ def negotiate_with_group(
     quota: float = _INFINITE,
     group: str | None = None,
     floor_round: bool = False,
+    negotiating: str = "<none>",
+    regrouped: bool = False,
 ) -> None:
     """Spin the pie among ``queues`` over ``pool`` weight (capped by a group's ``quota``)."""
-    pie = _Pie(list(queues), pool, quota, group, floor_round)
+    state.pies += 1
+    pie = _Pie(list(queues), pool, quota, group, floor_round, negotiating, regrouped)
     spin = 1
     order: list[SubmitterQueue] | None = None
     while pie.queues:
@@ -110,7 +127,7 @@ def negotiate_with_group(
 
 
 def _group_full(state: CycleState, pie: _Pie) -> bool:
-    return state.weighted_usage(pie.group) >= pie.quota  # type: ignore[arg-type]
+    return state.group_weight(pie.group) >= pie.quota  # type: ignore[arg-type]
 
 
 def _limits(state: CycleState, pie: _Pie) -> dict[str, tuple[float, float]]:
@@ -121,9 +138,7 @@ def _limits(state: CycleState, pie: _Pie) -> dict[str, tuple[float, float]]:
     normal = sum(most / eup for eup in eups.values())
     size = min(pie.pool, pie.quota)
     group_room = (
-        max(0.0, pie.quota - state.weighted_usage(pie.group))
-        if pie.group is not None
-        else _INFINITE
+        max(0.0, pie.quota - state.group_weight(pie.group)) if pie.group is not None else _INFINITE
     )
     limits = {}
     for name, eup in eups.items():
@@ -206,7 +221,7 @@ def _negotiate(
             job = request.jobs[request.next]
             _annotate_request(state, pie, queue.name, job)
             state.jobs_considered += 1
-            found = find_slot(
+            found = _concurrency_precheck(state, job) or find_slot(
                 job,
                 request.autocluster,
                 state.slots,
@@ -214,6 +229,7 @@ def _negotiate(
                 state.params,
                 lambda n: state.priorities(n).eup,
                 state.now,
+                _per_slot_limits(state, job),
             )
             if isinstance(found, str):
                 _reject(state, queue.name, job, found)
@@ -227,14 +243,40 @@ def _negotiate(
     return _DONE
 
 
+def _concurrency_precheck(state: CycleState, job: ClassAd) -> str | None:
+    """A job whose limits are a plain list is checked once, before any slot (spec §5.1)."""
+    limits = job_limits(job, None, state.now)
+    if not limits:
+        return None
+    blocked = state.limits.blocked(limits)
+    return rejection(blocked) if blocked else None
+
+
+def _per_slot_limits(state: CycleState, job: ClassAd) -> Callable[[Slot], str | None]:
+    """For limits that depend on the slot (``concurrency_limits_expr``): the check per slot."""
+    if job_limits(job, None, state.now) is not None:
+        return lambda slot: None
+
+    def check(slot: Slot) -> str | None:
+        blocked = state.limits.blocked(job_limits(job, slot.ad, state.now) or [])
+        return rejection(blocked) if blocked else None
+
+    return check
+
+
 def _annotate_request(state: CycleState, pie: _Pie, submitter: str, job: ClassAd) -> None:
     notes = state.annotations
     eup = state.priorities(submitter).eup
     notes.set(job, "SubmitterUserPrio", eup)
     notes.set(job, "SubmittorPrio", eup)
     notes.set(job, "SubmitterUserResourcesInUse", state.weighted_usage(submitter))
-    notes.set(job, "SubmitterNegotiatingGroup", pie.group or "<none>")
-    notes.set(job, "SubmitterAutoregroup", False)
+    notes.set(job, "SubmitterNegotiatingGroup", pie.negotiating)
+    notes.set(job, "SubmitterAutoregroup", pie.regrouped)
+    group = state.group_of(submitter)
+    if group is not None:
+        notes.set(job, "SubmitterGroup", group)
+        notes.set(job, "SubmitterGroupResourcesInUse", state.group_weight(group))
+        notes.set(job, "SubmitterGroupQuota", state.group_quotas.get(group, 0.0))
 
 
 def _take(
@@ -252,6 +294,7 @@ def _take(
         turn.used_unclaimed += cost
     pie.left -= cost
     state.charge(submitter, cost)
+    state.limits.add(job_limits(job, slot.ad, state.now) or [])
     name = job_id(job)
     state.rejections.pop(name, None)
     state.matches.append(
@@ -262,7 +305,7 @@ def _take(
             reason=REASONS[candidate.state],
             preempting=slot.remote_user if candidate.state != NO_PREEMPTION else None,
             cost=cost,
-            group=pie.group,
+            group=pie.negotiating if state.group_quotas else None,
         )
     )
 

@@ -21,7 +21,14 @@ from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
 from .params import NegotiatorParams
 
-__all__ = ["Slot", "fetch_slots", "pool_weight", "trim", "usage_from_slots"]
+__all__ = [
+    "Slot",
+    "effective_pool_size",
+    "fetch_slots",
+    "pool_weight",
+    "trim",
+    "usage_from_slots",
+]
 
 _HELD_STATES = ("Claimed", "Preempting")
 
@@ -114,6 +121,15 @@ def pool_weight(slots: list[Slot], params: NegotiatorParams, now: float) -> floa
     if params.slot_poolsize_constraint is not None:
         counted = [s for s in slots if _true(params.slot_poolsize_constraint, s.ad, now)]
     return float(sum(s.weight for s in counted))
+
+
+def effective_pool_size(slots: list[Slot]) -> float:
+    """The pool counted in slots, a partitionable slot as its Cpus (unweighted quotas)."""
+    total = 0.0
+    for slot in slots:
+        cpus = slot.ad.eval("Cpus")
+        total += float(cpus) if slot.partitionable and type(cpus) in (int, float) else 1.0
+    return total
 
 
 def trim(slots: list[Slot], params: NegotiatorParams) -> list[Slot]:

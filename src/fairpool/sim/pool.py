@@ -5,7 +5,8 @@
 * a matched job starts on its slot (the slot becomes Claimed/Busy by the job's submitter);
 * a job matched to a partitionable slot gets a dynamic slot carved for it, and, as with
   ``CLAIM_PARTITIONABLE_LEFTOVERS``, its submitter's other idle jobs that still fit are
-  started on the leftovers at once;
+  started on the leftovers at once, as far as their concurrency limits allow (HTCondor's
+  schedd does not fill leftovers for limited jobs, which then start one per cycle);
 * a job whose slot is taken by a preempting match goes back to idle.
 
 The dry run (``fairpool negotiate --cycles``) and the simulator share it.
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 from ..classad import ClassAd
 from ..classad.match import rank, symmetric_match
+from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.cycle import PoolSnapshot
 from ..negotiator.results import CycleResult, Match
 from ..negotiator.submitters import job_id, submitter_of
@@ -40,7 +42,14 @@ class Started:
 class Pool:
     """Slots and jobs, indexed by slot name and job id."""
 
-    def __init__(self, slots: Iterable[ClassAd], jobs: Iterable[ClassAd], domain: str) -> None:
+    def __init__(
+        self,
+        slots: Iterable[ClassAd],
+        jobs: Iterable[ClassAd],
+        domain: str,
+        limits: LimitConfig | None = None,
+    ) -> None:
+        self.limits = limits or LimitConfig()
         self.slots = list(slots)
         self.jobs = list(jobs)
         self.domain = domain
@@ -80,12 +89,16 @@ class Pool:
         if first is None:
             return started
         started.append(first)
+        in_use = LimitCounter.from_slots(self.limits, self.slots)
         for other in self._idle_jobs_of(match.submitter):
             if not symmetric_match(other, pslot, now=now):
+                continue
+            if in_use.blocked(job_limits(other, pslot, now) or []):
                 continue
             more = self._carve_and_start(pslot, other, match.submitter, now)
             if more is not None:
                 started.append(more)
+                in_use.add(job_limits(other, pslot, now) or [])
         return started
 
     def _carve_and_start(
@@ -131,6 +144,11 @@ class Pool:
             slot["AccountingGroup"] = submitter
         elif "AccountingGroup" in slot:
             del slot["AccountingGroup"]
+        limits = job_limits(job, slot, now) or []
+        if limits:
+            slot["ConcurrencyLimits"] = ",".join(f"{n}:{a:g}" for n, a in limits)
+        elif "ConcurrencyLimits" in slot:
+            del slot["ConcurrencyLimits"]
         slot["CurrentRank"] = rank(slot, job, now=now)
         starts = job.eval("NumJobStarts")
         job.update(
