@@ -78,7 +78,7 @@ def parse_old_value(text: str, source: str | None = None) -> Node:
     Old syntax keeps backslashes in strings, does not join adjacent strings, and reads the
     expression at the start of the text, ignoring anything after it (as HTCondor does).
     """
-    parser = _Parser(tokenize(text, source, old_strings=True), text, source, concat_strings=False)
+    parser = _Parser(tokenize(text, source, old_strings=True), text, source)
     return parser.expression(0)
 
 
@@ -94,14 +94,11 @@ def parse_ad_literal(text: str, source: str | None = None) -> AdLit:
 
 
 class _Parser:
-    def __init__(
-        self, tokens: list[Token], text: str, source: str | None, concat_strings: bool = True
-    ) -> None:
+    def __init__(self, tokens: list[Token], text: str, source: str | None) -> None:
         self.tokens = tokens
         self.text = text
         self.source = source
         self.index = 0
-        self.concat_strings = concat_strings
 
     # -- token stream ---------------------------------------------------------------
     def peek(self, ahead: int = 0) -> Token:
@@ -197,7 +194,7 @@ class _Parser:
         if kind in ("int", "real", "lit"):
             return Literal(token.value)
         if kind == "str":
-            return Literal(self.string_run(token.value))
+            return Literal(token.value)
         if kind == "name":
             quoted = token.text.startswith("'")
             if not quoted and self.at("("):
@@ -236,15 +233,6 @@ class _Parser:
         if number.kind == "int":
             return Literal(int_literal("-" + number.text))
         return Literal(-number.value)
-
-    def string_run(self, value: str) -> str:
-        """Adjacent string literals are one string (new syntax only)."""
-        if not self.concat_strings:
-            return value
-        parts = [value]
-        while self.peek().kind == "str":
-            parts.append(self.next().value)
-        return "".join(parts)
 
     def attribute_name(self) -> str:
         token = self.next()

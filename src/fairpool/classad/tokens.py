@@ -206,6 +206,50 @@ class _Lexer:
         return end
 
     def string(self, quote: str, kind: str) -> Token:
+        """A string (or quoted name). In new syntax literals separated only by blanks are
+        one literal, joined *before* escapes are decoded (``"\\1" "0"`` is ``"\\10"``);
+        a comment between them keeps them apart (and the parser rejects that)."""
+        if self.old_strings:
+            return self._old_string(quote, kind)
+        text, start = self.text, self.pos
+        end = self._closing(start, quote, kind)
+        body = [text[start + 1 : end]]
+        following = self._adjacent(end + 1, quote)
+        while following is not None:
+            end = self._closing(following, quote, kind)
+            body.append(text[following + 1 : end])
+            following = self._adjacent(end + 1, quote)
+        raw = "".join(body)
+        out: list[str] = []
+        i = 0
+        while i < len(raw):
+            if raw[i] == "\\":
+                i = self._escape(raw, i + 1, out, start)
+            else:
+                out.append(raw[i])
+                i += 1
+        self.pos = end + 1
+        return Token(kind, text[start : end + 1], start, _bytes_of("".join(out)), end + 1)
+
+    def _closing(self, opening: int, quote: str, kind: str) -> int:
+        """The index of the quote closing the literal opened at ``opening``."""
+        text, i = self.text, opening + 1
+        while i < len(text):
+            c = text[i]
+            if c == quote:
+                return i
+            i += 2 if c == "\\" else 1
+        raise self.fail("unterminated string" if kind == "str" else "unterminated name", opening)
+
+    def _adjacent(self, i: int, quote: str) -> int | None:
+        """Where another literal opens after blanks only (None if none does)."""
+        text = self.text
+        while i < len(text) and text[i] in _WHITESPACE:
+            i += 1
+        return i if i < len(text) and text[i] == quote else None
+
+    def _old_string(self, quote: str, kind: str) -> Token:
+        """Old syntax: a backslash is itself, except before a quote."""
         text, start = self.text, self.pos
         out: list[str] = []
         i = start + 1
@@ -221,40 +265,36 @@ class _Lexer:
             if c != "\\":
                 out.append(c)
                 i += 1
-            elif self.old_strings:
-                # Old syntax: backslash-quote is a quote, except as the text's last quote
-                # (so "ends with backslash\" keeps its backslash, as HTCondor reads it).
+            else:
+                # Backslash-quote is a quote, except as the text's last quote
+                # (so "ends with backslash\\" keeps its backslash, as HTCondor reads it).
                 escaped_quote = text.startswith(quote, i + 1) and bool(text[i + 2 :].strip())
                 out.append(quote if escaped_quote else c)
                 i += 2 if escaped_quote else 1
-            else:
-                i = self._escape(i + 1, out)
         self.pos = i + 1
-        raw = "".join(out)
-        value = (
-            raw.encode("utf-8", "surrogateescape").decode("latin-1") if not raw.isascii() else raw
-        )
-        return Token(kind, text[start : i + 1], start, value, i + 1)
+        return Token(kind, text[start : i + 1], start, _bytes_of("".join(out)), i + 1)
 
-    def _escape(self, i: int, out: list[str]) -> int:
-        """Decode the escape after a backslash at i-1; return the index after it."""
-        text = self.text
-        if i >= len(text):
-            raise self.fail("unterminated string", i)
-        c = text[i]
+    def _escape(self, body: str, i: int, out: list[str], pos: int) -> int:
+        """Decode the escape after a backslash at i-1 of ``body``; return the index after it."""
+        c = body[i]
         if c in "01234567":
             limit = 3 if c in "0123" else 2
             j = i
-            while j < len(text) and j - i < limit and text[j] in "01234567":
+            while j < len(body) and j - i < limit and body[j] in "01234567":
                 j += 1
-            code = int(text[i:j], 8)
+            code = int(body[i:j], 8)
             if code == 0:
-                raise self.fail("a string may not contain a NUL byte", i - 1)
+                raise self.fail("a string may not contain a NUL byte", pos)
             # A byte, not a character: mark it so the UTF-8 step keeps it as one byte.
             out.append(chr(0xDC00 + code) if code >= 0x80 else chr(code))
             return j
         out.append(_SIMPLE_ESCAPES.get(c, c))
         return i + 1
+
+
+def _bytes_of(text: str) -> str:
+    """Decoded literal text to a ClassAd byte string (UTF-8 bytes, one per character)."""
+    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
 def int_literal(text: str) -> int:
