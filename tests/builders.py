@@ -6,7 +6,7 @@ from typing import Any
 
 from fairpool.classad import ClassAd, Expr
 
-__all__ = ["jobs_of", "make_job", "make_slot", "slots"]
+__all__ = ["group_jobs", "jobs_of", "make_job", "make_slot", "slots"]
 
 
 class SlotBuilder:
@@ -128,3 +128,13 @@ def slots(count: int, host: str = "node", **attrs: Any) -> list[ClassAd]:
 def jobs_of(owner: str, count: int, cluster: int = 1, **attrs: Any) -> list[ClassAd]:
     """``count`` identical idle jobs of ``owner`` in one cluster."""
     return [make_job(owner, cluster, proc).set(**attrs).build() for proc in range(count)]
+
+
+def group_jobs(
+    group: str, count: int, cluster: int, user: str = "u", **attrs: Any
+) -> list[ClassAd]:
+    """``count`` idle jobs of ``user`` charged to accounting group ``group``."""
+    return [
+        make_job(user, cluster, proc).set(AccountingGroup=f"{group}.{user}", **attrs).build()
+        for proc in range(count)
+    ]

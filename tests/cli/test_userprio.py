@@ -5,9 +5,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fairpool.accounting.accountant import Usage
+from builders import group_jobs, slots
+from cycles import PARAMS
+from fairpool.accounting.accountant import AccountantPolicy, Usage
 from fairpool.classad.timefmt import secs_from_civil
 from fairpool.cli.userprio import userprio
+from fairpool.negotiator.groups import GroupConfig
+from fairpool.sim.dryrun import DryRun
+from fairpool.sim.pool import Pool
 from fairpool.store.accountant_store import AccountantStore
 
 UPDATE = secs_from_civil(2026, 8, 21, 15, 16, 0)
@@ -91,3 +96,42 @@ def test_priority_layout(state):
     lines = run("--state", state, "-priority").output.splitlines()
     assert lines[1].split() == ["Effective", "Real", "Priority"]
     assert lines[4].split() == ["alice@cs.wisc.edu", "500.00", "0.50", "1000.00"]
+
+
+def test_quotas_layout_for_the_seeds_hep_lep_groups(tmp_path):
+    # The seed's hep/lep configuration on 30 slots, with HTCondor's oversubscription (the
+    # spec's sample has physics' own quota at 20); hep and lep users want 60 cores each,
+    # chemistry 100. As in the sample, all three users have run in the last day.
+    config = GroupConfig(
+        names=("group_physics", "group_physics.hep", "group_physics.lep", "group_chemistry"),
+        static_quota={
+            "group_physics": 20,
+            "group_physics.hep": 15,
+            "group_physics.lep": 5,
+            "group_chemistry": 10,
+        },
+        accept_surplus={"group_physics.hep": True, "group_physics.lep": True},
+        allow_oversubscription=True,
+    )
+    jobs = (
+        group_jobs("group_physics.hep", 60, 1, "higgs")
+        + group_jobs("group_physics.lep", 60, 2, "fermi")
+        + group_jobs("group_chemistry", 100, 3, "curie")
+    )
+    dry = DryRun(
+        Pool(slots(30), jobs, "d"),
+        PARAMS.with_(groups=config),
+        AccountantPolicy(),
+        AccountantStore(tmp_path),
+    )
+    accountant = dry.store.load()
+    for user in (
+        "group_physics.hep.higgs@d",
+        "group_physics.lep.fermi@d",
+        "group_chemistry.curie@d",
+    ):
+        accountant.set_last_usage(user, UPDATE - 3600)
+    dry.store.save(accountant)
+    list(dry.cycles(2, UPDATE - 60, 60))
+    result = run("--state", str(tmp_path), "-quotas")
+    assert result.output == (DATA / "quotas_hep_lep.txt").read_text()

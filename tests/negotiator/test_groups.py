@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from builders import jobs_of, make_job, make_slot, slots
+from builders import group_jobs, jobs_of, make_slot, slots
 from cycles import NOW, PARAMS, cycle
 from fairpool.accounting.accountant import Accountant
 from fairpool.classad import Expr
@@ -32,13 +32,6 @@ HEP_LEP = GroupConfig(
     },
     accept_surplus={"group_physics.hep": True, "group_physics.lep": True},
 )
-
-
-def group_jobs(group: str, count: int, cluster: int, user: str = "u", **attrs) -> list:
-    return [
-        make_job(user, cluster, proc).set(AccountingGroup=f"{group}.{user}", **attrs).build()
-        for proc in range(count)
-    ]
 
 
 def run(config: GroupConfig, pool, jobs, **params):

@@ -135,12 +135,13 @@ def render(
     user_count: int,
     name_heading: tuple[str, str] = ("", "User Name"),
     footer: dict[str, str] | None = None,
+    hierarchical: bool = False,
 ) -> str:
-    """The whole table as condor_userprio prints it."""
+    """The whole table as condor_userprio prints it (the hierarchical layout's name column
+    is two wider)."""
     counter = f"Number of users: {user_count}"
-    width = min(
-        max(10, len(counter), *(len(r.name) for r in rows)) if rows else max(10, len(counter)), 99
-    )
+    longest = max((len(r.name) for r in rows), default=0)
+    width = min(max(10, len(counter), longest), 99) + (2 if hierarchical else 0)
     chosen = [COLUMNS[c] for c in columns]
     _, month, day, hour, minute, *_ = civil_from_secs(int(last_update))
     lines = [f"Last Priority Update: {month:2d}/{day:<2d} {hour:02d}:{minute:02d}"]

@@ -40,6 +40,7 @@ _LAYOUTS = {
     ],
 }
 _DAY = 86400
+_QUOTA_COLUMNS = ["EffQuota", "CfgQuota", "Surplus", "TreeQuota", "Requested"]
 
 
 def _pair(*names: str, metavar: str, help: str):
@@ -74,6 +75,7 @@ def _one(*names: str, help: str):
 @click.option("-usage", "layout", flag_value="usage", help="Usage columns only.")
 @click.option("-most", "layout", flag_value="most", help="The default columns.")
 @click.option("-all", "layout", flag_value="all", help="Every column.")
+@click.option("-quotas", "layout", flag_value="quotas", help="Group quotas.")
 @click.argument("users", nargs=-1)
 def userprio(
     state: str, layout: str | None, allusers: bool, users: Sequence[str], **edits: object
@@ -85,6 +87,9 @@ def userprio(
     if message is not None:
         store.save(accountant)
         click.echo(message)
+        return
+    if layout == "quotas":
+        click.echo(_quotas(accountant, store.group_figures()), nl=False)
         return
     click.echo(_table(accountant, layout or "most", allusers, users), nl=False)
 
@@ -166,6 +171,38 @@ def _table(accountant: Accountant, layout: str, allusers: bool, users: Sequence[
         records.sort(key=lambda c: (c.eup, c.name))
     rows = [Row(c) for c in records]
     return render(rows, _LAYOUTS[layout], now, now, len(rows), footer=usage_footer(rows, now, now))
+
+
+def _quotas(accountant: Accountant, figures: dict[str, dict[str, object]]) -> str:
+    """condor_userprio -quotas: one row per group, ``<none>`` first, then by name."""
+    if not figures:
+        fail("no group figures in this state (GROUP_NAMES is not set, or no cycle ran)")
+    now = accountant.last_update
+    rows = []
+    for name in sorted(figures, key=lambda n: (n != "<none>", n)):
+        f = figures[name]
+        record = accountant.customers.get(name) or Customer(name)
+        rows.append(
+            Row(
+                record,
+                effective_quota=f["quota"],
+                config_quota=f["config_quota"],
+                subtree_quota=f["subtree_quota"],
+                surplus=f["surplus"],
+                requested=f["requested"],
+            )
+        )
+    users = [c for c in accountant.customers.values() if not c.is_group and _active(c, now)]
+    return render(
+        rows,
+        _QUOTA_COLUMNS,
+        now,
+        now,
+        len(users),
+        name_heading=("Group", "Name"),
+        footer={"Surplus": "ByQuota"},
+        hierarchical=True,
+    )
 
 
 def _active(record: Customer, now: float) -> bool:

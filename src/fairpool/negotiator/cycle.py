@@ -167,7 +167,9 @@ def _groups(
         node.submitters.append(name)
         held = state.usage.get(name, Usage())
         idle = queue.weighted_idle if weighted else queue.idle_jobs
-        node.requested += (held.weight if weighted else held.count) + idle
+        node.demand += (held.weight if weighted else held.count) + idle
+    for node in tree.walk():
+        node.requested = node.demand
     if tree.autoregroup:
         tree.submitters += [
             s for g in tree.walk() if g.autoregroup and g is not tree for s in g.submitters
@@ -275,7 +277,7 @@ def _group_summaries(state: CycleState, tree: GroupNode) -> dict[str, dict[str, 
             "config_quota": node.config_quota,
             "subtree_quota": node.subtree_quota,
             "dynamic": not node.static and node.parent is not None,
-            "requested": node.requested + node.allocated,
+            "requested": node.demand,
             "surplus": node.surplus_policy,
             "sort_key": node.sort_key,
         }

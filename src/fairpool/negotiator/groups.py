@@ -66,7 +66,8 @@ class GroupNode:
     quota: float = 0.0
     subtree_quota: float = 0.0
     usage: float = 0.0
-    requested: float = 0.0
+    demand: float = 0.0  # what its submitters want, as measured when the cycle starts
+    requested: float = 0.0  # demand not yet allocated (allocation rounds adjust it)
     allocated: float = 0.0
     subtree_requested: float = 0.0
     rr_time: float = 0.0

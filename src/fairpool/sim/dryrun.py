@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..accounting.accountant import AccountantPolicy
 from ..classad import ClassAd
 from ..negotiator import CycleResult, NegotiatorParams, run_cycle
+from ..negotiator.groups import assigned_group, build_tree
 from ..store.accountant_store import AccountantStore
 from .pool import Pool
 
@@ -41,11 +42,17 @@ class DryRun:
     params: NegotiatorParams
     policy: AccountantPolicy
     store: AccountantStore
-    group_of: Callable[[str], str | None] | None = None
+
+    def group_of(self) -> Callable[[str], str | None]:
+        """The group each customer is charged to (None without groups)."""
+        if not self.params.groups.enabled:
+            return lambda name: None
+        tree = build_tree(self.params.groups)
+        return lambda name: assigned_group(tree, name).name
 
     def cycles(self, count: int, start: float, interval: float) -> Iterator[CycleResult]:
         """Run ``count`` cycles from ``start``, ``interval`` seconds apart."""
-        accountant = self.store.load(self.policy, self.group_of)
+        accountant = self.store.load(self.policy, self.group_of())
         for number in range(count):
             now = start + number * interval
             self.pool.advance(now)
@@ -56,6 +63,6 @@ class DryRun:
             accountant.set_usage(result.usage)
             for name in result.submitters:
                 accountant.customer(name)  # a factor is fixed the first time a name is seen
-            self.store.save(accountant)
+            self.store.save(accountant, result.groups if self.params.groups.enabled else None)
             self.pool.apply(result, now)
             yield result

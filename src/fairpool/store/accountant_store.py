@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select
 
 from ..accounting.accountant import Accountant, AccountantPolicy
 from ..accounting.records import Customer
 from .classadlog import AccountantLog, read_accountant_log
-from .database import customers, meta, open_database
+from .database import customers, groups, meta, open_database
 
 __all__ = ["AccountantStore"]
 
@@ -54,11 +55,18 @@ class AccountantStore:
             self.save(accountant)
         return accountant
 
-    def save(self, accountant: Accountant) -> None:
-        """Write what changed since the last save, atomically."""
+    def save(
+        self, accountant: Accountant, group_figures: dict[str, dict[str, Any]] | None = None
+    ) -> None:
+        """Write what changed since the last save (and a cycle's group figures), atomically."""
         changed = [accountant.customers[n] for n in sorted(accountant.changed)]
         deleted = sorted(accountant.deleted)
         with self.engine.begin() as conn:
+            if group_figures is not None:
+                conn.execute(delete(groups))
+                if group_figures:
+                    rows = [{"name": n, **_group_row(f)} for n, f in group_figures.items()]
+                    conn.execute(insert(groups), rows)
             if deleted or changed:
                 names = deleted + [c.name for c in changed]
                 conn.execute(delete(customers).where(customers.c.name.in_(names)))
@@ -70,6 +78,17 @@ class AccountantStore:
             self.log.append(accountant, changed, deleted)
         accountant.changed.clear()
         accountant.deleted.clear()
+
+    def group_figures(self) -> dict[str, dict[str, Any]]:
+        """The group figures of the last cycle saved (empty without groups)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(groups)).mappings().all()
+        return {row["name"]: {k: v for k, v in row.items() if k != "name"} for row in rows}
+
+
+def _group_row(figures: dict[str, Any]) -> dict[str, Any]:
+    columns = [c.name for c in groups.columns if c.name != "name"]
+    return {c: (int(figures[c]) if c == "dynamic" else figures[c]) for c in columns}
 
 
 def _row(record: Customer) -> dict[str, object]:

@@ -24,7 +24,7 @@ from sqlalchemy import (
     text,
 )
 
-__all__ = ["METADATA", "customers", "meta", "open_database"]
+__all__ = ["METADATA", "customers", "groups", "meta", "open_database"]
 
 METADATA = MetaData()
 
@@ -52,6 +52,20 @@ customers = Table(
     Column("floor", Integer, nullable=False),
 )
 
+groups = Table(
+    "groups",
+    METADATA,
+    Column("name", String, primary_key=True),
+    Column("quota", Float, nullable=False),
+    Column("config_quota", Float, nullable=False),
+    Column("dynamic", Integer, nullable=False),
+    Column("subtree_quota", Float, nullable=False),
+    Column("requested", Float, nullable=False),
+    Column("surplus", String, nullable=False),
+    Column("sort_key", Float, nullable=False),
+    Column("allocated", Float, nullable=False),
+)
+
 schema_version = Table(
     "schema_version",
     METADATA,
@@ -59,7 +73,15 @@ schema_version = Table(
 )
 
 # version -> SQL run to reach it from the one before (1 creates the tables above)
-MIGRATIONS: dict[int, list[str]] = {1: []}
+MIGRATIONS: dict[int, list[str]] = {
+    1: [],
+    2: [
+        "CREATE TABLE IF NOT EXISTS groups (name VARCHAR PRIMARY KEY, quota FLOAT NOT NULL,"
+        " config_quota FLOAT NOT NULL, dynamic INTEGER NOT NULL, subtree_quota FLOAT NOT NULL,"
+        " requested FLOAT NOT NULL, surplus VARCHAR NOT NULL, sort_key FLOAT NOT NULL,"
+        " allocated FLOAT NOT NULL)"
+    ],
+}
 
 
 def open_database(location: str | Path) -> Engine:
