@@ -99,13 +99,18 @@ class EvalState:
         self.depth = 0
 
     def eval_in(self, ad: Any, node: Any) -> Any:
-        """Evaluate a node as if it were written in ``ad``."""
+        """Evaluate a node as if it were written in ``ad`` (a list element, a context).
+        Counts towards MAX_DEPTH: a list element can reach its own list again."""
+        if self.depth >= MAX_DEPTH:
+            return ERROR
         saved = self.ad
         self.ad = ad
+        self.depth += 1
         try:
             return self.run(node, self)
         finally:
             self.ad = saved
+            self.depth -= 1
 
 
 def parent_of(st: EvalState, ad: Any) -> Any:
