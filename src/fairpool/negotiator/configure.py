@@ -5,18 +5,37 @@
 where each knob was set. Booleans and numbers are read as HTCondor reads them, as ClassAd
 expressions (``True``, ``1``, ``$(X) * 60``). A knob whose text is not what it must be is a
 ``ConfigError`` naming the knob and the file and line that set it.
+
+Group and limit knobs (docs/config.md lists them): errors stop the configuration from
+loading — a negative static quota, a dynamic quota outside [0, 1], a concurrency-limit knob
+whose name no job could use (``3D_LIMIT``, ``a.b.c_LIMIT``), a value that is not a number.
+Warnings are reported and the knob is ignored, as HTCondor ignores it — a quota or surplus
+knob for a group missing from ``GROUP_NAMES``, a group whose parent is not configured, a
+group with both a static and a dynamic quota (the static one wins).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from ..accounting.accountant import AccountantPolicy
 from ..classad import ClassAdSyntaxError, Expr
 from ..errors import ConfigError
+from .concurrency import LimitConfig, valid_limit_name
+from .groups import GroupConfig
 from .params import DEFAULTS, NegotiatorParams
 
-__all__ = ["Knobs", "accountant_policy", "negotiator_params"]
+__all__ = [
+    "Knobs",
+    "Warn",
+    "accountant_policy",
+    "group_config",
+    "limit_config",
+    "negotiator_params",
+]
+
+Warn = Callable[[ConfigError], None]
 
 
 class Knobs(Protocol):
@@ -86,7 +105,7 @@ def _expr_or_default(knobs: Knobs, name: str, default: Expr | None) -> Expr | No
     return _expr(knobs, name)
 
 
-def negotiator_params(knobs: Knobs) -> NegotiatorParams:
+def negotiator_params(knobs: Knobs, warn: Warn = lambda problem: None) -> NegotiatorParams:
     """The negotiator's parameters from the configuration (defaults: spec §0.2)."""
     d = DEFAULTS
     domain = knobs.get("ACCOUNTING_DOMAIN") or knobs.get("UID_DOMAIN") or d.accounting_domain
@@ -125,7 +144,132 @@ def negotiator_params(knobs: Knobs) -> NegotiatorParams:
         remove_significant_attributes=_names(knobs, "REMOVE_SIGNIFICANT_ATTRIBUTES")
         or d.remove_significant_attributes,
         name=(knobs.get("NEGOTIATOR_NAME") or "").strip(),
+        concurrency=limit_config(knobs),
+        groups=group_config(knobs, warn),
     )
+
+
+_GROUP_PREFIXES = (
+    "GROUP_QUOTA_DYNAMIC_",
+    "GROUP_QUOTA_",
+    "GROUP_ACCEPT_SURPLUS_",
+    "GROUP_AUTOREGROUP_",
+    "GROUP_PRIO_FACTOR_",
+)
+
+
+def _group_knobs(knobs: Knobs) -> dict[str, dict[str, str]]:
+    """Per-group knobs by prefix: ``{"GROUP_QUOTA_": {"group_physics": knob name}}``."""
+    found: dict[str, dict[str, str]] = {p: {} for p in _GROUP_PREFIXES}
+    for name in knobs.names():
+        upper = name.upper()
+        for prefix in _GROUP_PREFIXES:  # longest first: DYNAMIC before QUOTA
+            if upper.startswith(prefix) and len(name) > len(prefix):
+                found[prefix][name[len(prefix) :].lower()] = name
+                break
+    return found
+
+
+def group_config(knobs: Knobs, warn: Warn = lambda problem: None) -> GroupConfig:
+    """``GROUP_NAMES`` and every per-group knob, checked."""
+    names = tuple(n.lower() for n in (_names(knobs, "GROUP_NAMES") or ()))
+    per_group = _group_knobs(knobs)
+    configured = set(names)
+    for prefix, by_group in per_group.items():
+        for group, knob in by_group.items():
+            if group not in configured and prefix != "GROUP_PRIO_FACTOR_":
+                warn(_problem(knobs, knob, f"{group!r} is not in GROUP_NAMES; ignored"))
+    for name in names:
+        parent = name.rpartition(".")[0]
+        if parent and parent not in configured:
+            warn(
+                _problem(knobs, "GROUP_NAMES", f"group {name!r} has no parent {parent!r}; ignored")
+            )
+    static, dynamic = {}, {}
+    for group, knob in per_group["GROUP_QUOTA_"].items():
+        value = _float(knobs, knob, 0.0)
+        if value < 0:
+            raise _fail(knobs, knob, "a quota of 0 or more")
+        static[group] = value
+    for group, knob in per_group["GROUP_QUOTA_DYNAMIC_"].items():
+        value = _float(knobs, knob, 0.0)
+        if not 0 <= value <= 1:
+            raise _fail(knobs, knob, "a fraction of the parent's quota, from 0 to 1")
+        if group in static:
+            warn(_problem(knobs, knob, f"{group!r} also has a static quota, which wins"))
+        dynamic[group] = value
+    d = GroupConfig()
+    return GroupConfig(
+        names=names,
+        static_quota=static,
+        dynamic_quota=dynamic,
+        accept_surplus={
+            g: _bool(knobs, k, False) for g, k in per_group["GROUP_ACCEPT_SURPLUS_"].items()
+        },
+        default_accept_surplus=_bool(knobs, "GROUP_ACCEPT_SURPLUS", d.default_accept_surplus),
+        autoregroup={g: _bool(knobs, k, False) for g, k in per_group["GROUP_AUTOREGROUP_"].items()},
+        default_autoregroup=_bool(knobs, "GROUP_AUTOREGROUP", d.default_autoregroup),
+        allow_oversubscription=_bool(
+            knobs, "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", d.allow_oversubscription
+        ),
+        sort_expr=_expr(knobs, "GROUP_SORT_EXPR") or d.sort_expr,
+        max_allocation_rounds=int(
+            _float(
+                knobs,
+                "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS",
+                _float(knobs, "HFS_MAX_ALLOCATION_ROUNDS", d.max_allocation_rounds),
+                1,
+            )
+        ),
+        round_robin_rate=_float(
+            knobs,
+            "GROUP_QUOTA_ROUND_ROBIN_RATE",
+            _float(knobs, "HFS_ROUND_ROBIN_RATE", d.round_robin_rate),
+            0,
+        ),
+        use_weighted_demand=_bool(knobs, "NEGOTIATOR_USE_WEIGHTED_DEMAND", True),
+        strict_enforce_quota=_bool(knobs, "NEGOTIATOR_STRICT_ENFORCE_QUOTA", True),
+    )
+
+
+def limit_config(knobs: Knobs) -> LimitConfig:
+    """Concurrency-limit capacities: ``<NAME>_LIMIT`` and the defaults."""
+    explicit, set_defaults = {}, {}
+    for name in knobs.names():
+        upper = name.upper()
+        if upper.startswith("CONCURRENCY_LIMIT_DEFAULT_"):
+            group = name[len("CONCURRENCY_LIMIT_DEFAULT_") :]
+            if not valid_limit_name(group) or "." in group:
+                raise _fail(knobs, name, "a limit-set name of letters, digits and underscores")
+            set_defaults[group.lower()] = _float(knobs, name, 0.0, 0.0)
+        elif upper.endswith("_LIMIT") and upper != "CONCURRENCY_LIMIT_DEFAULT":
+            limit = name[: -len("_LIMIT")]
+            if not valid_limit_name(limit):
+                raise _fail(
+                    knobs,
+                    name,
+                    "a limit name of letters, digits and underscores, "
+                    "not starting with a digit, with at most one period",
+                )
+            value = _limit_value(knobs, name)
+            if value is not None:
+                explicit[limit.lower()] = value
+    default = _value(knobs, "CONCURRENCY_LIMIT_DEFAULT", "number")
+    return LimitConfig(explicit, None if default is None else float(default), set_defaults)
+
+
+def _limit_value(knobs: Knobs, name: str) -> float | None:
+    """A ``*_LIMIT`` knob's number; other ``*_LIMIT`` knobs are not concurrency limits."""
+    try:
+        value = _value(knobs, name, "number")
+    except ConfigError:
+        return None
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def _problem(knobs: Knobs, name: str, message: str) -> ConfigError:
+    source, line = knobs.where(name)
+    return ConfigError(f"{name}: {message}", source, line, name)
 
 
 def accountant_policy(knobs: Knobs) -> AccountantPolicy:
