@@ -44,7 +44,8 @@ def test_values_and_defaults():
 def test_accountant_knobs():
     policy = accountant_policy(
         TextKnobs(
-            "PRIORITY_HALFLIFE = 21600\nDEFAULT_PRIO_FACTOR = 1000\nGROUP_PRIO_FACTOR_group_a = 50\n"
+            "PRIORITY_HALFLIFE = 21600\nDEFAULT_PRIO_FACTOR = 1000\n"
+            "GROUP_PRIO_FACTOR_group_a = 50\n"
         )
     )
     assert (policy.halflife, policy.default_factor) == (21600, 1000)
