@@ -24,13 +24,15 @@ __all__ = [
 ]
 
 _ABSTIME = re.compile(
-    r"\s*(\d{4})(?:-?(\d{1,2})(?:-?(\d{1,2})"
-    r"(?:[T ]?:?(\d{1,2})(?::?(\d{1,2})(?::?(\d{1,2}))?)?|T)?)?)?"
-    r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?\s*"
+    r"[ \t\n\r\f\v]*([0-9]{4})(?:-?([0-9]{2})(?:-?([0-9]{2})"
+    r"(?:[T ]?:?([0-9]{2})(?::?([0-9]{2})(?::?([0-9]{2}))?)?|T)?)?)?"
+    r"[ \t\n\r\f\v]*(Z|z|[+-][0-9]{2}:?[0-9]{2})?[ \t\n\r\f\v]*"
 )
-_RELTIME_CLOCK = re.compile(r"\s*(-)?(?:(\d+)\+)?(\d+)(?::(\d+))?(?::(\d+))?(\.\d+)?\s*")
-_RELTIME_UNITS = re.compile(r"\s*(-)?((?:\d+(?:\.\d*)?\s*[dhms]\s*)+)")
-_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_RELTIME_TOKEN = re.compile(
+    r"[ \t\n\r\f\v]*(?:([0-9]+(?:\.[0-9]*)?|\.[0-9]*)|([-+:dhmsDHMS])|(.))", re.DOTALL
+)
+_UNIT_RANK = {"s": 0, "m": 1, "h": 2, "d": 3, "+": 3}
+_RANK_SECONDS = (1, 60, 3600, 86400)
 
 
 def days_from_civil(year: int, month: int, day: int) -> int:
@@ -76,8 +78,10 @@ def civil_from_secs(secs: int) -> tuple[int, int, int, int, int, int, int, int]:
 def parse_abstime(text: str) -> AbsTime | None:
     """Read ``yyyy-mm-ddThh:mm:ss±hh:mm`` and its shorter forms; None if it is not one.
 
-    Missing month is January and missing day is day 0 (so ``"2004"`` is 2003-12-31), and
-    out-of-range fields roll over, as HTCondor's reader does. Times before 1970 are refused.
+    Fields after the year have two digits. Missing month is January and missing day is
+    day 0 (so ``"2004"`` is 2003-12-31), and out-of-range fields roll over, as HTCondor's
+    reader does. The one date refused is 1969-12-31T23:59:59 (before the zone is applied),
+    whose seconds are -1, the error value of the C library's conversion.
     """
     m = _ABSTIME.fullmatch(text)
     if m is None:
@@ -91,11 +95,10 @@ def parse_abstime(text: str) -> AbsTime | None:
         int(minute or 0),
         int(sec or 0),
     )
-    offset = _zone_offset(zone)
-    secs -= offset
-    if secs < 0:
+    if secs == -1:
         return None
-    return AbsTime(secs, offset)
+    offset = _zone_offset(zone)
+    return AbsTime(secs - offset, offset)
 
 
 def _zone_offset(zone: str | None) -> int:
@@ -108,24 +111,56 @@ def _zone_offset(zone: str | None) -> int:
 
 
 def parse_reltime(text: str) -> float | None:
-    """Read ``[-][days+]hh:mm:ss[.fff]`` or ``1d2h3m4.5s``; None if it is neither."""
-    m = _RELTIME_CLOCK.fullmatch(text)
-    if m is not None:
-        sign, days, first, second, third, frac = m.groups()
-        parts = [int(p) for p in (first, second, third) if p is not None]
-        while len(parts) < 3:
-            parts.insert(0, 0)
-        hours, minutes, seconds = parts
-        total = int(days or 0) * 86400 + hours * 3600 + minutes * 60 + seconds
-        value = total + (float(frac) if frac else 0.0)
-        return -value if sign else float(value)
-    m = _RELTIME_UNITS.fullmatch(text)
-    if m is not None:
-        value = 0.0
-        for amount, unit in re.findall(r"(\d+(?:\.\d*)?)\s*([dhms])", m.group(2)):
-            value += float(amount) * _UNIT_SECONDS[unit]
-        return -value if m.group(1) else value
-    return None
+    """Read a relative time literal as HTCondor's parser does; None if it is not one.
+
+    ``[-]`` then groups, each numbers joined by ``:`` and ended by a unit (``+`` or ``d``
+    days, ``h``, ``m``, ``s``; nothing at the end means seconds): ``1+02:03:04.5``,
+    ``1d2h3m4.5s``, ``1h2:3``. A group's last number has the unit, the numbers before it
+    the next larger ones (at most hours before a colon); units only go down; a missing
+    number is 0 (``"1:"`` is a minute); only seconds have a fraction; blanks may stand
+    between any two tokens.
+    """
+    tokens = _reltime_tokens(text)
+    if tokens is None:
+        return None
+    negative = tokens[:1] == ["-"]
+    total, limit, i = 0.0, len(_RANK_SECONDS), int(negative)
+    while i < len(tokens):
+        numbers: list[str | None] = [None]
+        while i < len(tokens) and tokens[i].lower() not in _UNIT_RANK and tokens[i] != "-":
+            if tokens[i] == ":":
+                numbers.append(None)
+            elif numbers[-1] is None:
+                numbers[-1] = tokens[i]
+            else:
+                return None  # two numbers in a row
+            i += 1
+        if i < len(tokens) and tokens[i] == "-":
+            return None
+        unit = tokens[i].lower() if i < len(tokens) else ""
+        i += 1
+        rank = _UNIT_RANK.get(unit, 0)
+        ranks = range(rank + len(numbers) - 1, rank - 1, -1)
+        if ranks[0] >= limit or (len(numbers) > 1 and ranks[0] > 2):
+            return None
+        for number, r in zip(numbers, ranks, strict=True):
+            if number is not None and "." in number:
+                if r or (number.endswith(".") and unit != "s"):
+                    return None  # only seconds have a fraction ("5." only before "s")
+                number = number.rstrip(".") or "0"
+            total += float(number or 0) * _RANK_SECONDS[r]
+        limit = ranks[-1]
+    return -total if negative else total
+
+
+def _reltime_tokens(text: str) -> list[str] | None:
+    """Numbers, unit letters, ``:``, ``+`` and a leading ``-``, blanks dropped."""
+    tokens = []
+    for number, other, bad in _RELTIME_TOKEN.findall(text.strip(" \t\n\r\f\v")):
+        if bad or (other == "-" and tokens):
+            return None
+        tokens.append(number or other)
+    return tokens
 
 
 def format_reltime(secs: float) -> str:
@@ -162,14 +197,13 @@ def _clock(secs: int, seconds: str) -> str:
 
 
 def format_abstime(value: AbsTime) -> str:
-    """``YYYY-MM-DDTHH:MM:SS±HH:MM`` in the value's own zone; UTC prints as ``-00:00``."""
+    """``YYYY-MM-DDTHH:MM:SS±HH:MM`` in the value's own zone; UTC prints as ``-00:00``, the
+    year without leading zeros (``1-01-01T...``), as the library writes it."""
     year, month, day, hour, minute, sec, _, _ = civil_from_secs(value.secs + value.offset)
     offset = value.offset
     sign = "+" if offset > 0 else "-"
     oh, om = divmod(abs(offset) // 60, 60)
-    return (
-        f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{sec:02d}{sign}{oh:02d}:{om:02d}"
-    )
+    return f"{year}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{sec:02d}{sign}{oh:02d}:{om:02d}"
 
 
 def strftime(fmt: str, local_secs: int) -> str:
