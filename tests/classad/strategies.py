@@ -271,7 +271,16 @@ def bounded_literals(grammar: Grammar, bound: int) -> st.SearchStrategy[Gen]:
     """Literals whose numbers stay below ``10**bound`` (the safe arguments of conversions)."""
     if not grammar.safe:
         return literals(grammar)
-    return literals(grammar).filter(lambda g: _bounded(g, bound))
+    limit = 10**bound - 1
+    numbers = st.one_of(
+        st.integers(-limit, limit).map(_int),
+        st.floats(-limit, limit, allow_nan=False).map(_real),
+        st.sampled_from(_REAL_TEXTS).map(lambda t: _number(t, _digits(float(t)))),
+    )
+    parts = [numbers, strings, keywords.map(Gen)]
+    if grammar.times:
+        parts.append(_time_literals())
+    return st.one_of(*parts).filter(lambda g: _bounded(g, bound))
 
 
 # -- references -----------------------------------------------------------------------
