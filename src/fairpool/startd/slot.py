@@ -1,0 +1,125 @@
+"""One slot's runtime record and the ad it publishes (spec startd.md §1.2-§1.4, §5).
+
+The ad is what the policy expressions are evaluated in, so it is kept current the way the
+startd keeps it: State, Activity and the Entered* times are published after a change's
+enter action (the "stale ad" rule, startd.md §1.3), machine measurements at each pass,
+claim attributes when a claim begins or a job starts, and Requirements per state (§5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from ..classad import ClassAd, Expr
+from .claim import Claim
+from .states import Activity, State
+
+__all__ = ["JOB_ATTRIBUTES", "WITHIN_RESOURCE_LIMITS", "Kind", "Slot"]
+
+# startd.md §11: the resources a request must fit (custom resources: GPUs).
+WITHIN_RESOURCE_LIMITS = Expr(
+    "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
+    "TARGET.RequestMemory <= MY.Memory && MY.Disk > 0 && TARGET.RequestDisk <= MY.Disk && "
+    "(TARGET.RequestGPUs is undefined || TARGET.RequestGPUs <= 0 || MY.GPUs >= TARGET.RequestGPUs)"
+)
+JOB_ATTRIBUTES = ("JobId", "JobStart", "LastPeriodicCheckpoint", "RetirementTimeRemaining")
+CLAIM_ATTRIBUTES = ("RemoteUser", "RemoteOwner", "AccountingGroup", *JOB_ATTRIBUTES)
+# A slot ad must not define these: START and RANK name them for the job (startd.md §1.5).
+JOB_ONLY = ("Owner", "ImageSize", "JobUniverse")
+
+
+class Kind(StrEnum):
+    STATIC = "Static"
+    PARTITIONABLE = "Partitionable"
+    DYNAMIC = "Dynamic"
+
+
+@dataclass
+class Slot:
+    """A slot: its pair, timestamps, claims, timers and published ad."""
+
+    name: str
+    ad: ClassAd
+    kind: Kind = Kind.STATIC
+    parent: str | None = None
+    state: State = State.OWNER
+    activity: Activity = Activity.IDLE
+    entered_state: int = 0
+    entered_activity: int = 0
+    claim: Claim | None = None
+    preemptor: Claim | None = None
+    cpu_busy_since: int | None = None
+    last_benchmark: int = 0
+    timers: dict[str, int] = field(default_factory=dict)
+    changes_made: int = 0
+
+    @property
+    def pair(self) -> tuple[State, Activity]:
+        return (self.state, self.activity)
+
+    @property
+    def job_active(self) -> bool:
+        return self.claim is not None and self.claim.job is not None
+
+    @property
+    def cpus(self) -> float:
+        value = self.ad.get("Cpus")
+        return float(value) if type(value) in (int, float) else 0.0
+
+    def publish_state(self) -> None:
+        """State, Activity and when they were entered."""
+        self.ad.update(
+            {
+                "State": str(self.state),
+                "Activity": str(self.activity),
+                "EnteredCurrentState": self.entered_state,
+                "EnteredCurrentActivity": self.entered_activity,
+            }
+        )
+
+    def publish_claim(self, unclaimed_rank: float) -> None:
+        """CurrentRank and who holds the slot (Claim::publish)."""
+        claim = self.claim
+        if claim is None:
+            self.ad["CurrentRank"] = unclaimed_rank
+            self._drop(CLAIM_ATTRIBUTES)
+            return
+        self.ad["CurrentRank"] = claim.rank
+        user = claim.user()
+        if user is not None:
+            self.ad.update({"RemoteUser": user, "RemoteOwner": user})
+        group = claim.request.get("AccountingGroup")
+        if isinstance(group, str):
+            self.ad["AccountingGroup"] = group
+        self.publish_job()
+
+    def publish_job(self) -> None:
+        """JobId, JobStart and LastPeriodicCheckpoint, present only while a job runs."""
+        claim = self.claim
+        if claim is None or claim.job is None:
+            self._drop(JOB_ATTRIBUTES)
+            return
+        job_id = claim.job_id()
+        if job_id is not None:
+            self.ad["JobId"] = job_id
+        self.ad["JobStart"] = claim.job_start
+        if claim.last_checkpoint is not None:
+            self.ad["LastPeriodicCheckpoint"] = claim.last_checkpoint
+
+    def publish_requirements(self, start: Expr | None, normal: bool) -> None:
+        """Requirements as §5 gives it: START (and the resource limits, for partitionable and
+        dynamic slots) when ``normal``, else False. ``start`` is the START in force (the
+        draining start expression while draining); None means the slot takes no job."""
+        if start is not None:
+            self.ad["START"] = start
+        if not normal or start is None:
+            self.ad["Requirements"] = False
+            return
+        limited = self.kind is not Kind.STATIC
+        self.ad["Requirements"] = Expr("START && WithinResourceLimits" if limited else "START")
+
+    def _drop(self, names: tuple[str, ...]) -> None:
+        for name in names:
+            if name in self.ad:
+                del self.ad[name]
