@@ -53,6 +53,7 @@ class Slot:
     last_benchmark: int = 0
     timers: dict[str, int] = field(default_factory=dict)
     changes_made: int = 0
+    alive: bool = True
 
     @property
     def pair(self) -> tuple[State, Activity]:

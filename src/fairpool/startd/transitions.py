@@ -27,8 +27,9 @@ Everything that decides *which* transition a slot takes lives in this file, as d
     example, a match notification for a Preempting slot.
 
 Guards are names (``Guard``); ``guards.py`` evaluates them against the slot's ad and claim,
-and ``engine.py`` carries out transitions and effects (enter and leave actions). Neither
-decides what the next pair is: they only answer the questions this table asks.
+and ``engine.py`` carries out transitions and effects (``actions.py``: enter and leave
+actions). Neither decides what the next pair is: they only answer the questions this table
+asks.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ __all__ = [
     "Trigger",
 ]
 
-O, U, M, C, P, D, X = (
+OWN, UNC, MAT, CLA, PRE, DRA, DEL = (
     State.OWNER,
     State.UNCLAIMED,
     State.MATCHED,
@@ -59,7 +60,7 @@ O, U, M, C, P, D, X = (
     State.DRAINED,
     State.DELETE,
 )
-IDLE, BUSY, SUSP, RET, VAC, KILL, BENCH = (
+IDLE, BUSY, SUSP, RET, VAC, KILLING, BENCH = (
     Activity.IDLE,
     Activity.BUSY,
     Activity.SUSPENDED,
@@ -85,54 +86,54 @@ def _t(number: str, sources: set[Pair], targets: set[Pair], driver: str) -> Tran
     return Transition(number, frozenset(sources), frozenset(targets), driver, number[0] == "M")
 
 
-_PREEMPTING = {(P, VAC), (P, KILL)}
-_UNCLAIMED = {(U, IDLE), (U, BENCH)}
+_PREEMPTING = {(PRE, VAC), (PRE, KILLING)}
+_UNCLAIMED = {(UNC, IDLE), (UNC, BENCH)}
 
 TRANSITIONS: dict[str, Transition] = {
     t.number: t
     for t in (
-        _t("1", {(O, IDLE)}, {(U, IDLE)}, "IsOwner is FALSE"),
-        _t("2", _UNCLAIMED, {(O, IDLE)}, "IsOwner is TRUE, or a claim request was refused"),
-        _t("3", {(U, IDLE)}, {(U, BENCH)}, "RunBenchmarks is TRUE"),
-        _t("4", {(U, BENCH)}, {(U, IDLE)}, "benchmarks finished"),
-        _t("5", {(O, IDLE), *_UNCLAIMED}, {(C, IDLE)}, "claim request accepted"),
-        _t("6", {(O, IDLE), *_UNCLAIMED}, {(M, IDLE)}, "match notification"),
+        _t("1", {(OWN, IDLE)}, {(UNC, IDLE)}, "IsOwner is FALSE"),
+        _t("2", _UNCLAIMED, {(OWN, IDLE)}, "IsOwner is TRUE, or a claim request was refused"),
+        _t("3", {(UNC, IDLE)}, {(UNC, BENCH)}, "RunBenchmarks is TRUE"),
+        _t("4", {(UNC, BENCH)}, {(UNC, IDLE)}, "benchmarks finished"),
+        _t("5", {(OWN, IDLE), *_UNCLAIMED}, {(CLA, IDLE)}, "claim request accepted"),
+        _t("6", {(OWN, IDLE), *_UNCLAIMED}, {(MAT, IDLE)}, "match notification"),
         _t(
             "7",
-            {(M, IDLE)},
-            {(O, IDLE)},
+            {(MAT, IDLE)},
+            {(OWN, IDLE)},
             "MATCH_TIMEOUT, START locally FALSE, claim refused, or vacate",
         ),
-        _t("8", {(M, IDLE)}, {(C, IDLE)}, "claim request accepted"),
+        _t("8", {(MAT, IDLE)}, {(CLA, IDLE)}, "claim request accepted"),
         _t(
             "9",
-            {(C, IDLE)},
+            {(CLA, IDLE)},
             _PREEMPTING,
             "vacate, START FALSE with the claim, preempting claim, worklife, draining",
         ),
-        _t("10", {(C, IDLE)}, {(C, BUSY)}, "claim activated"),
-        _t("11", {(C, BUSY), (C, SUSP)}, {(C, IDLE)}, "starter exited"),
-        _t("12", {(C, BUSY)}, _PREEMPTING, "PREEMPT (WANT_SUSPEND not TRUE), preemption, vacate"),
-        _t("13", {(C, BUSY)}, {(C, SUSP)}, "WANT_SUSPEND and SUSPEND are TRUE"),
-        _t("14", {(C, SUSP)}, {(C, BUSY)}, "CONTINUE is TRUE"),
-        _t("15", {(C, SUSP)}, _PREEMPTING, "PREEMPT is TRUE, preemption, vacate"),
-        _t("16", {(P, VAC)}, {(P, KILL)}, "KILL is TRUE, or vacate -fast"),
-        _t("17", {(P, VAC)}, {(O, IDLE)}, "starter gone, no better claim waiting"),
-        _t("18", {(P, VAC)}, {(C, IDLE)}, "starter gone, the preempting claim takes over"),
-        _t("19", {(P, KILL)}, {(O, IDLE)}, "starter gone, no better claim waiting"),
-        _t("20", {(P, KILL)}, {(C, IDLE)}, "starter gone, the preempting claim takes over"),
-        _t("M13", {(C, BUSY)}, {(C, RET)}, "PREEMPT, preemption, vacate or draining: retire"),
-        _t("M16", {(C, SUSP)}, {(C, RET)}, "PREEMPT, or CONTINUE while retiring"),
-        _t("M17", {(C, SUSP)}, _PREEMPTING, "retirement over while suspended"),
-        _t("M18", {(C, RET)}, _PREEMPTING, "retirement over, or the job exited while retiring"),
-        _t("M19", {(C, RET)}, {(C, BUSY)}, "the preempting claim went away: unretire"),
-        _t("M20", {(C, RET)}, {(C, SUSP)}, "WANT_SUSPEND and SUSPEND are TRUE"),
-        _t("M33", {(D, RET)}, {(D, IDLE)}, "every slot of the machine is drained"),
-        _t("M34", {(D, IDLE)}, {(O, IDLE)}, "draining complete: resume"),
-        _t("M35", {(D, RET), (D, IDLE)}, {(O, IDLE)}, "draining cancelled"),
-        _t("M36", {(O, IDLE)}, {(D, RET)}, "the machine is draining"),
-        _t("M37", _UNCLAIMED, {(D, RET)}, "the machine is draining"),
-        _t("delete", {(O, IDLE), (U, IDLE)}, {(X, IDLE)}, "a dynamic slot is no longer claimed"),
+        _t("10", {(CLA, IDLE)}, {(CLA, BUSY)}, "claim activated"),
+        _t("11", {(CLA, BUSY), (CLA, SUSP)}, {(CLA, IDLE)}, "starter exited"),
+        _t("12", {(CLA, BUSY)}, _PREEMPTING, "PREEMPT (WANT_SUSPEND not TRUE), preemption, vacate"),
+        _t("13", {(CLA, BUSY)}, {(CLA, SUSP)}, "WANT_SUSPEND and SUSPEND are TRUE"),
+        _t("14", {(CLA, SUSP)}, {(CLA, BUSY)}, "CONTINUE is TRUE"),
+        _t("15", {(CLA, SUSP)}, _PREEMPTING, "PREEMPT is TRUE, preemption, vacate"),
+        _t("16", {(PRE, VAC)}, {(PRE, KILLING)}, "KILL is TRUE, or vacate -fast"),
+        _t("17", {(PRE, VAC)}, {(OWN, IDLE)}, "starter gone, no better claim waiting"),
+        _t("18", {(PRE, VAC)}, {(CLA, IDLE)}, "starter gone, the preempting claim takes over"),
+        _t("19", {(PRE, KILLING)}, {(OWN, IDLE)}, "starter gone, no better claim waiting"),
+        _t("20", {(PRE, KILLING)}, {(CLA, IDLE)}, "starter gone, the preempting claim takes over"),
+        _t("M13", {(CLA, BUSY)}, {(CLA, RET)}, "PREEMPT, preemption, vacate or draining: retire"),
+        _t("M16", {(CLA, SUSP)}, {(CLA, RET)}, "PREEMPT, or CONTINUE while retiring"),
+        _t("M17", {(CLA, SUSP)}, _PREEMPTING, "retirement over while suspended"),
+        _t("M18", {(CLA, RET)}, _PREEMPTING, "retirement over, or the job exited while retiring"),
+        _t("M19", {(CLA, RET)}, {(CLA, BUSY)}, "the preempting claim went away: unretire"),
+        _t("M20", {(CLA, RET)}, {(CLA, SUSP)}, "WANT_SUSPEND and SUSPEND are TRUE"),
+        _t("M33", {(DRA, RET)}, {(DRA, IDLE)}, "every slot of the machine is drained"),
+        _t("M34", {(DRA, IDLE)}, {(OWN, IDLE)}, "draining complete: resume"),
+        _t("M35", {(DRA, RET), (DRA, IDLE)}, {(OWN, IDLE)}, "draining cancelled"),
+        _t("M36", {(OWN, IDLE)}, {(DRA, RET)}, "the machine is draining"),
+        _t("M37", _UNCLAIMED, {(DRA, RET)}, "the machine is draining"),
+        _t("delete", {(OWN, IDLE), (UNC, IDLE)}, {(DEL, IDLE)}, "a dynamic slot is unclaimed"),
     )
 }
 
@@ -181,6 +182,9 @@ class Effect(StrEnum):
     RETIRE = "retire (reversible)"
     RETIRE_FOR_GOOD = "retire (irreversible)"
     EVALUATE = "evaluate the policy now"
+    ACCEPT = "accept the claim"
+    BEGIN_JOB = "the job starts"
+    STOP_DRAINING = "stop draining"
 
 
 class Trigger(StrEnum):
@@ -216,18 +220,26 @@ class Rule:
 
     ``activity`` names the activity to enter when the target state has several (events
     that say Vacating or Killing); None lets the engine choose by WANT_VACATE.
+    ``periodic`` marks HTCondor's periodic actions (checkpoint, benchmarks, resuming after
+    a drain): they run in a pass, never when a change re-evaluates the slot at once.
     """
 
     guards: tuple[Guard, ...] = ()
     transition: str | None = None
     effects: tuple[Effect, ...] = ()
     activity: Activity | None = None
+    periodic: bool = False
 
 
 def R(
-    *guards: Guard, to: str | None = None, do: tuple[Effect, ...] = (), act: Activity | None = None
+    *guards: Guard,
+    to: str | None = None,
+    do: tuple[Effect, ...] = (),
+    act: Activity | None = None,
+    periodic: bool = False,
 ) -> Rule:
-    return Rule(guards, to, do, act)
+    """A rule, written compactly for the tables below."""
+    return Rule(guards, to, do, act, periodic)
 
 
 G = Guard
@@ -241,7 +253,7 @@ _UNCLAIMED_IDLE = (
     R(G.DYNAMIC, to="delete"),
     R(G.DRAINING, to="M37"),
     R(G.IS_OWNER, to="2"),
-    R(G.RUN_BENCHMARKS, to="3"),
+    R(G.RUN_BENCHMARKS, to="3", periodic=True),
 )
 _UNCLAIMED_BENCH = (R(G.DRAINING, to="M37"), R(G.IS_OWNER, to="2"))
 _MATCHED = (R(G.MATCHED_CHECKS_START, G.START_LOCALLY_FALSE, to="7"),)
@@ -251,22 +263,25 @@ _RETIRING = (
     R(G.MAY_UNRETIRE, to="M19"),
     R(G.RETIREMENT_OVER, to="M18"),
     R(G.WANT_SUSPEND, G.SUSPEND, to="M20"),
-    R(G.PERIODIC_CHECKPOINT, do=(E.CHECKPOINT,)),
+    R(G.PERIODIC_CHECKPOINT, do=(E.CHECKPOINT,), periodic=True),
 )
 _IDLE_TAIL = (
     R(G.WORKLIFE_OVER, to="9"),
     R(G.DRAINING, G.NOT_AWAITING_ACTIVATION, to="9"),
 )
 _COMMON_PASS: dict[Pair, tuple[Rule, ...]] = {
-    (O, IDLE): _OWNER,
-    (U, IDLE): _UNCLAIMED_IDLE,
-    (U, BENCH): _UNCLAIMED_BENCH,
-    (M, IDLE): _MATCHED,
-    (C, RET): _RETIRING,
-    (P, VAC): (R(G.KILL, to="16"),),
-    (P, KILL): (),
-    (D, RET): (R(G.NOT_DRAINING, to="M35"), R(G.ALL_DRAINED, to="M33")),
-    (D, IDLE): (R(G.NOT_DRAINING, to="M35"), R(G.RESUME_ON_COMPLETION, to="M34")),
+    (OWN, IDLE): _OWNER,
+    (UNC, IDLE): _UNCLAIMED_IDLE,
+    (UNC, BENCH): _UNCLAIMED_BENCH,
+    (MAT, IDLE): _MATCHED,
+    (CLA, RET): _RETIRING,
+    (PRE, VAC): (R(G.KILL, to="16"),),
+    (PRE, KILLING): (),
+    (DRA, RET): (R(G.NOT_DRAINING, to="M35"), R(G.ALL_DRAINED, to="M33")),
+    (DRA, IDLE): (
+        R(G.NOT_DRAINING, to="M35"),
+        R(G.RESUME_ON_COMPLETION, to="M34", do=(E.STOP_DRAINING,), periodic=True),
+    ),
 }
 
 # SEED (6.6 ResState::eval): PREEMPT only when WANT_SUSPEND is not TRUE, SUSPEND only when
@@ -274,20 +289,20 @@ _COMMON_PASS: dict[Pair, tuple[Rule, ...]] = {
 # claim's request ad. Retirement (absent in 6.6) slots in where a job still has time left.
 _SEED_PASS = {
     **_COMMON_PASS,
-    (C, IDLE): (
+    (CLA, IDLE): (
         R(G.PREEMPTOR, to="9"),
         R(G.START_WITH_CLAIM_FALSE, to="9"),
         *_IDLE_TAIL,
     ),
-    (C, BUSY): (
+    (CLA, BUSY): (
         R(G.IN_RETIREMENT, G.RETIREMENT_OVER, to="12"),
         R(G.NOT_WANT_SUSPEND, G.PREEMPT, G.RETIREMENT_OVER, to="12", do=(E.MARK_PREEMPTED,)),
         R(G.NOT_WANT_SUSPEND, G.PREEMPT, to="M13", do=(E.MARK_PREEMPTED,)),
         R(G.WANT_SUSPEND, G.SUSPEND, to="13"),
         R(G.IN_RETIREMENT, to="M13"),
-        R(G.PERIODIC_CHECKPOINT, do=(E.CHECKPOINT,)),
+        R(G.PERIODIC_CHECKPOINT, do=(E.CHECKPOINT,), periodic=True),
     ),
-    (C, SUSP): (
+    (CLA, SUSP): (
         R(G.IN_RETIREMENT, G.RETIREMENT_OVER, to="15"),
         R(G.PREEMPT, G.RETIREMENT_OVER, to="15", do=(E.MARK_PREEMPTED,)),
         R(G.NEVER_PREEMPTED, G.PREEMPT, to="M16", do=(E.MARK_PREEMPTED,)),
@@ -299,19 +314,19 @@ _SEED_PASS = {
 # MODERN (current ResState::eval_policy): retirement first, PREEMPT always retires.
 _MODERN_PASS = {
     **_COMMON_PASS,
-    (C, IDLE): (
+    (CLA, IDLE): (
         R(G.PREEMPTOR, to="9"),
         R(G.IS_OWNER, to="9"),
         *_IDLE_TAIL,
     ),
-    (C, BUSY): (
+    (CLA, BUSY): (
         R(G.IN_RETIREMENT, G.RETIREMENT_OVER, to="12"),
         R(G.NOT_WANT_SUSPEND, G.PREEMPT, to="M13", do=(E.MARK_PREEMPTED,)),
         R(G.WANT_SUSPEND, G.SUSPEND, to="13"),
         R(G.IN_RETIREMENT, to="M13"),
-        R(G.PERIODIC_CHECKPOINT, do=(E.CHECKPOINT,)),
+        R(G.PERIODIC_CHECKPOINT, do=(E.CHECKPOINT,), periodic=True),
     ),
-    (C, SUSP): (
+    (CLA, SUSP): (
         R(G.IN_RETIREMENT, G.RETIREMENT_OVER, to="M17"),
         R(G.NEVER_PREEMPTED, G.PREEMPT, to="M16", do=(E.MARK_PREEMPTED,)),
         R(G.CONTINUE, G.IN_RETIREMENT, to="M16"),
@@ -326,64 +341,66 @@ PASS_RULES: dict[Order, dict[Pair, tuple[Rule, ...]]] = {
 
 # ---- events -----------------------------------------------------------------------------
 
-_CLAIMED_ACTIVE = ((C, BUSY), (C, SUSP), (C, RET))
+_CLAIMED_ACTIVE = ((CLA, BUSY), (CLA, SUSP), (CLA, RET))
 _REFUSE = R(do=(E.REFUSE,))
+_ACCEPT = (E.ACCEPT,)
 
 
-def _each(pairs, *rules: Rule) -> dict[Pair, tuple[Rule, ...]]:
+def _each(pairs: tuple[Pair, ...], *rules: Rule) -> dict[Pair, tuple[Rule, ...]]:
     return dict.fromkeys(pairs, rules)
 
 
 def _leave_claim(activity: Activity) -> dict[Pair, tuple[Rule, ...]]:
     """Claimed (any activity) straight to Preempting in ``activity``."""
     return {
-        (C, IDLE): (R(to="9", act=activity),),
-        (C, BUSY): (R(to="12", act=activity),),
-        (C, SUSP): (R(to="15", act=activity),),
-        (C, RET): (R(to="M18", act=activity),),
+        (CLA, IDLE): (R(to="9", act=activity),),
+        (CLA, BUSY): (R(to="12", act=activity),),
+        (CLA, SUSP): (R(to="15", act=activity),),
+        (CLA, RET): (R(to="M18", act=activity),),
     }
 
 
-_UNMATCH = {(M, IDLE): (R(to="7"),)}
-_FAST = {**_leave_claim(KILL), **_UNMATCH, (P, VAC): (R(to="16"),)}
-_EVALUATE_IDLE = _each(((O, IDLE), (U, IDLE), (U, BENCH), (C, IDLE)), R(do=_EVAL))
+_UNMATCH = {(MAT, IDLE): (R(to="7"),)}
+_FAST = {**_leave_claim(KILLING), **_UNMATCH, (PRE, VAC): (R(to="16"),)}
 
 _COMMON_EVENTS: dict[Trigger, dict[Pair, tuple[Rule, ...]]] = {
-    Trigger.MATCH: _each(((O, IDLE), (U, IDLE), (U, BENCH)), R(to="6")),
-    Trigger.MATCH_TIMEOUT: {(M, IDLE): (R(to="7"),)},
+    Trigger.MATCH: _each(((OWN, IDLE), (UNC, IDLE), (UNC, BENCH)), R(to="6")),
+    Trigger.MATCH_TIMEOUT: {(MAT, IDLE): (R(to="7"),)},
     Trigger.CLAIM: {
-        (O, IDLE): (R(G.WILLING, to="5"), _REFUSE),
-        **_each(((U, IDLE), (U, BENCH)), R(G.WILLING, to="5"), R(to="2", do=(E.REFUSE,))),
-        (M, IDLE): (R(G.WILLING, to="8"), R(to="7", do=(E.REFUSE,))),
+        (OWN, IDLE): (R(G.WILLING, to="5", do=_ACCEPT), _REFUSE),
+        **_each(
+            ((UNC, IDLE), (UNC, BENCH)),
+            R(G.WILLING, to="5", do=_ACCEPT),
+            R(to="2", do=(E.REFUSE,)),
+        ),
+        (MAT, IDLE): (R(G.WILLING, to="8", do=_ACCEPT), R(to="7", do=(E.REFUSE,))),
     },
     Trigger.PREEMPTING_CLAIM: _each(
-        ((C, IDLE), *_CLAIMED_ACTIVE),
+        ((CLA, IDLE), *_CLAIMED_ACTIVE),
         R(G.WILLING, G.RANK_NOT_WORSE, do=(E.TAKE_PREEMPTOR, E.EVALUATE)),
         _REFUSE,
     ),
-    Trigger.ACTIVATE: {(C, IDLE): (R(G.WILLING, to="10"), _REFUSE)},
+    Trigger.ACTIVATE: {(CLA, IDLE): (R(G.WILLING, to="10", do=(E.BEGIN_JOB,)), _REFUSE)},
     Trigger.STARTER_EXIT: {
-        (C, BUSY): (R(to="11"),),
-        (C, SUSP): (R(to="11"),),
-        (C, RET): (R(to="M18"),),
-        (P, VAC): (R(G.PREEMPTOR_WILLING, to="18"), R(to="17")),
-        (P, KILL): (R(G.PREEMPTOR_WILLING, to="20"), R(to="19")),
+        (CLA, BUSY): (R(to="11"),),
+        (CLA, SUSP): (R(to="11"),),
+        (CLA, RET): (R(to="M18"),),
+        (PRE, VAC): (R(G.PREEMPTOR_WILLING, to="18"), R(to="17")),
+        (PRE, KILLING): (R(G.PREEMPTOR_WILLING, to="20"), R(to="19")),
     },
     Trigger.VACATE_FAST: _FAST,
-    Trigger.RELEASE_PREEMPTOR: _each(((C, IDLE), *_CLAIMED_ACTIVE), R(do=(E.DROP_PREEMPTOR,))),
-    Trigger.BENCHMARKS_DONE: {(U, BENCH): (R(to="4"),)},
+    Trigger.RELEASE_PREEMPTOR: _each(((CLA, IDLE), *_CLAIMED_ACTIVE), R(do=(E.DROP_PREEMPTOR,))),
+    Trigger.BENCHMARKS_DONE: {(UNC, BENCH): (R(to="4"),)},
     Trigger.DRAIN_GRACEFUL: {
-        **_EVALUATE_IDLE,
-        (C, BUSY): (R(to="M13", do=(E.RETIRE, E.EVALUATE)),),
-        **_each(((C, SUSP), (C, RET)), R(do=(E.RETIRE, E.EVALUATE))),
+        (CLA, BUSY): (R(to="M13", do=(E.RETIRE,)),),
+        **_each(((CLA, SUSP), (CLA, RET)), R(do=(E.RETIRE,))),
     },
     Trigger.DRAIN_QUICK: {
-        **_EVALUATE_IDLE,
-        (C, BUSY): (R(to="M13", do=(E.RETIRE_FOR_GOOD, E.EVALUATE)),),
-        **_each(((C, SUSP), (C, RET)), R(do=(E.RETIRE_FOR_GOOD, E.EVALUATE))),
+        (CLA, BUSY): (R(to="M13", do=(E.RETIRE_FOR_GOOD,)),),
+        **_each(((CLA, SUSP), (CLA, RET)), R(do=(E.RETIRE_FOR_GOOD,))),
     },
-    Trigger.DRAIN_FAST: {**_EVALUATE_IDLE, **_leave_claim(KILL), (P, VAC): (R(to="16"),)},
-    Trigger.CANCEL_DRAIN: _each(((D, RET), (D, IDLE)), R(to="M35")),
+    Trigger.DRAIN_FAST: {**_leave_claim(KILLING), (PRE, VAC): (R(to="16"),)},
+    Trigger.CANCEL_DRAIN: _each(((DRA, RET), (DRA, IDLE)), R(to="M35")),
 }
 
 # SEED (6.6): condor_vacate and the schedd's release both vacate at once (DIV-11).
@@ -394,11 +411,11 @@ _SEED_EVENTS = {
 # MODERN: condor_vacate retires for good; the schedd's release kills (DIV-11).
 _MODERN_EVENTS = {
     Trigger.VACATE: {
-        (C, IDLE): (R(to="9", act=VAC),),
+        (CLA, IDLE): (R(to="9", act=VAC),),
         **_each(_CLAIMED_ACTIVE, R(do=(E.RETIRE_FOR_GOOD, E.EVALUATE))),
         **_UNMATCH,
     },
-    Trigger.RELEASE: {**_leave_claim(KILL), **_UNMATCH},
+    Trigger.RELEASE: {**_leave_claim(KILLING), **_UNMATCH},
 }
 
 EVENT_RULES: dict[Order, dict[Trigger, dict[Pair, tuple[Rule, ...]]]] = {
