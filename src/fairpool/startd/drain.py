@@ -51,13 +51,13 @@ class DrainMixin(Engine):
         name = next(iter(self.slots))
         if how not in SCHEDULES:
             return Reply(False, name, f"unknown drain schedule {how!r}")
-        if self.drain is not None:
+        if self.draining is not None:
             return Reply(False, name, "Draining already in progress")
         for slot in self.slots.values():
             if check is not None and truth(check.eval(slot.ad, now=t)) is not Truth.TRUE:
                 return Reply(False, slot.name, f"the check expression is not TRUE on {slot.name}")
         chosen = start if start is not None else self.policy.draining_start
-        self.drain = Drain(how, reason, resume, chosen, request_id, t)
+        self.draining = Drain(how, reason, resume, chosen, request_id, t)
         self.last_drain_start = t
         self.publish_drain()
         for slot in list(self.slots.values()):
@@ -73,7 +73,7 @@ class DrainMixin(Engine):
         """``condor_drain -cancel``: Drained slots go back to Owner at once."""
         self._prepare(t)  # type: ignore[attr-defined]
         name = next(iter(self.slots))
-        drain = self.drain
+        drain = self.draining
         if drain is None or (request_id is not None and request_id != drain.request_id):
             return Reply(False, name, "not draining")
         self.stop_draining()
@@ -84,7 +84,7 @@ class DrainMixin(Engine):
         return Reply(True, name)
 
     def stop_draining(self) -> None:
-        self.drain = None
+        self.draining = None
         self.last_drain_stop = self.now
         for slot in self.slots.values():
             if slot.claim is not None:
@@ -101,7 +101,7 @@ class DrainMixin(Engine):
 
     def account(self, t: int) -> None:
         """Cpu-seconds spent Unclaimed or Drained while draining, up to ``t``."""
-        if self.drain is not None and self._accounted is not None and t > self._accounted:
+        if self.draining is not None and self._accounted is not None and t > self._accounted:
             idle = (State.UNCLAIMED, State.DRAINED)
             cpus = sum(s.cpus for s in self.slots.values() if s.state in idle)
             self.unclaimed_time += cpus * (t - self._accounted)
@@ -118,7 +118,7 @@ class DrainMixin(Engine):
             values["LastDrainStartTime"] = self.last_drain_start
         if self.last_drain_stop is not None:
             values["LastDrainStopTime"] = self.last_drain_stop
-        drain = self.drain
+        drain = self.draining
         for slot in self.slots.values():
             slot.ad.update(values)
             if drain is None:

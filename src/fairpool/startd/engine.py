@@ -45,7 +45,7 @@ class Engine:
         self.slots: dict[str, Slot] = {}
         self.changes: list[Change] = []
         self.actions: list[Action] = []
-        self.drain: Drain | None = None
+        self.draining: Drain | None = None
         self.polling = False
         self.refusal = ""
         self.badput = 0.0
@@ -55,7 +55,7 @@ class Engine:
 
     def context(self, slot: Slot, request: ClassAd | None = None) -> Context:
         drained = all(s.state is State.DRAINED for s in self.slots.values() if s.alive)
-        return Context(self.policy, slot, self.now, self.drain, drained, request)
+        return Context(self.policy, slot, self.now, self.draining, drained, request)
 
     def apply(
         self,
@@ -122,13 +122,13 @@ class Engine:
         elif effect is Effect.ACCEPT:
             assert request is not None
             rank = rank_of(self.context(slot), request)
-            slot.claim = Claim(request, rank, self.now, self.drain is not None)
+            slot.claim = Claim(request, rank, self.now, self.draining is not None)
         elif effect is Effect.BEGIN_JOB and claim is not None:
             self.begin_job(slot, claim, request or claim.request)
         elif effect is Effect.STOP_DRAINING:
             self.stop_draining()
         if effect in (Effect.RETIRE, Effect.RETIRE_FOR_GOOD) and claim is not None:
-            claim.evicted_by_draining = self.drain is not None
+            claim.evicted_by_draining = self.draining is not None
 
     def begin_job(self, slot: Slot, claim: Claim, job: ClassAd) -> None:
         """Activation: JobStart, the standard universe's first checkpoint time, the rank."""
@@ -143,7 +143,7 @@ class Engine:
 
     def stop_draining(self) -> None:
         """Overridden by ``Startd``, which keeps the drain bookkeeping."""
-        self.drain = None
+        self.draining = None
 
     # ---- changes ------------------------------------------------------------------------
 
@@ -223,7 +223,7 @@ class Engine:
             self.publish_requirements(slot)
             if slot.kind is Kind.DYNAMIC:
                 self.take(slot, "delete", "an unclaimed dynamic slot goes away")
-            elif self.drain is not None:
+            elif self.draining is not None:
                 self.take(slot, "M37", "the machine is draining")
         elif state is State.MATCHED:
             slot.ad["Requirements"] = False
@@ -291,10 +291,10 @@ class Engine:
 
     def publish_requirements(self, slot: Slot) -> None:
         """Requirements as startd.md §5 has it for the slot's state and the drain."""
-        if self.drain is None:
+        if self.draining is None:
             slot.publish_requirements(self.policy.expressions.get("START"), True)
             return
-        start = self.drain.start
+        start = self.draining.start
         slot.publish_requirements(start if isinstance(start, Expr) else None, True)
 
     def act(self, slot: Slot, kind: str, detail: str = "") -> None:

@@ -124,7 +124,7 @@ KNOBS: tuple[Knob, ...] = (
         for n in ("SUSPEND", "CONTINUE", "PREEMPT", "KILL", "WANT_SUSPEND", "WANT_VACATE")
     ),
     _policy("PERIODIC_CHECKPOINT", "checkpoint a standard-universe job now"),
-    Knob("RunBenchmarks", "expr", None, "(LastBenchmark == 0)", "run benchmarks (Unclaimed)"),
+    Knob("RunBenchmarks", "expr", None, None, "run benchmarks (Unclaimed)"),
     Knob("CpuBusy", "expr", SEED_POLICY["CpuBusy"], "False", "drives CpuBusyTime"),
     Knob("MaxJobRetirementTime", "expr", None, None, "seconds a job may retire before eviction"),
     Knob("MachineMaxVacateTime", "expr", "600", "600", "seconds a job may take to vacate"),

@@ -25,6 +25,7 @@ from .events import Reply
 from .guards import Context
 from .partition import carve
 from .policy import StartdPolicy
+from .retirement import retirement_remaining
 from .slot import WITHIN_RESOURCE_LIMITS, Kind, Slot
 from .states import Activity, State
 from .transitions import Trigger
@@ -72,6 +73,7 @@ class Startd(DrainMixin):
         name = ad.get("Name") if isinstance(ad.get("Name"), str) else f"slot{number}@{host}"
         kind = Kind.PARTITIONABLE if ad.get("PartitionableSlot") is True else Kind.STATIC
         ad.update({"Name": name, "SlotID": ad.get("SlotID", number), "SlotType": str(kind)})
+        ad.setdefault("LastBenchmark", 0)
         for resource in ("Cpus", "Memory", "Disk"):
             ad.setdefault(resource, 1)
             ad.setdefault(f"TotalSlot{resource}", ad[resource])
@@ -169,6 +171,9 @@ class Startd(DrainMixin):
             if slot.alive:
                 self._cpu_busy(slot)
                 self.evaluate(slot, periodic=True)
+        for slot in self.slots.values():
+            if slot.job_active:
+                slot.ad["RetirementTimeRemaining"] = retirement_remaining(slot, t)
         self.publish_drain()
         condor_load = self.ad.get("CondorLoadAvg")
         loaded = type(condor_load) in (int, float) and condor_load > 0
@@ -216,7 +221,7 @@ class Startd(DrainMixin):
         """Carve a dynamic slot sized to the request (startd.md §11) and claim it."""
         from .guards import willing
 
-        fits, _ = willing(Context(self.policy, pslot, self.now, self.drain, False, request))
+        fits, _ = willing(Context(self.policy, pslot, self.now, self.draining, False, request))
         used = {s.ad.get("DSlotId") for s in self.slots.values() if s.parent == pslot.name}
         number = next(n for n in range(1, len(used) + 2) if n not in used)
         mods = self.policy.modifiers if self.policy.modifiers else None

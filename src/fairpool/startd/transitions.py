@@ -412,7 +412,8 @@ _SEED_EVENTS = {
 _MODERN_EVENTS = {
     Trigger.VACATE: {
         (CLA, IDLE): (R(to="9", act=VAC),),
-        **_each(_CLAIMED_ACTIVE, R(do=(E.RETIRE_FOR_GOOD, E.EVALUATE))),
+        (CLA, BUSY): (R(to="M13", do=(E.RETIRE_FOR_GOOD,)),),
+        **_each(((CLA, SUSP), (CLA, RET)), R(do=(E.RETIRE_FOR_GOOD, E.EVALUATE))),
         **_UNMATCH,
     },
     Trigger.RELEASE: {**_leave_claim(KILLING), **_UNMATCH},
