@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from fairpool.classad import ClassAd
 from fairpool.startd.inputs import MachineInputs
+from fairpool.startd.knobs import SEED_POLICY
 from fairpool.startd.policy import StartdPolicy
 from fairpool.startd.profile import MODERN, SEED, Profile
 from fairpool.startd.startd import Startd
@@ -14,6 +15,13 @@ J_STD = '[Owner="alice"; JobUniverse=1; ImageSize=20000]'
 J_SMALL = '[Owner="alice"; JobUniverse=1; ImageSize=10000]'
 J_VAN = '[Owner="bob"; JobUniverse=5; ImageSize=20000]'
 J_NOIMG = '[Owner="alice"; JobUniverse=1]'
+
+# coltrane's testing policy (startd.md §10.4a): each $(X) expands to the default's text.
+COLTRANE = {
+    "START": f'({SEED_POLICY["START"]}) || Owner == "coltrane"',
+    "SUSPEND": f'({SEED_POLICY["SUSPEND"]}) && Owner != "coltrane"',
+    "PREEMPT": f'({SEED_POLICY["PREEMPT"]}) && Owner != "coltrane"',
+}
 
 
 def job(text: str) -> ClassAd:
@@ -56,4 +64,4 @@ def changes(s: Startd, slot: str | None = None) -> list[tuple[int, str]]:
     ]
 
 
-__all__ = ["MODERN", "SEED"]
+__all__ = ["COLTRANE", "MODERN", "SEED"]

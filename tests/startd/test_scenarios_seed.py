@@ -4,10 +4,9 @@ the seed's default policy, IsOwner defaulted, RANK 0, MATCH_TIMEOUT 300, KILLING
 of the same second. KI = KeyboardIdle; "bg" = LoadAvg - CondorLoadAvg."""
 
 import pytest
-from startd_script import J_NOIMG, J_SMALL, J_STD, J_VAN, job, run, vanilla
+from startd_script import COLTRANE, J_NOIMG, J_SMALL, J_STD, J_VAN, job, run, vanilla
 
 from fairpool.startd.inputs import MachineInputs
-from fairpool.startd.knobs import SEED_POLICY
 
 U, OWN, M = "Unclaimed/Idle", "Owner/Idle", "Matched/Idle"
 CI, CB, CS = "Claimed/Idle", "Claimed/Busy", "Claimed/Suspended"
@@ -16,11 +15,6 @@ PV, PK = "Preempting/Vacating", "Preempting/Killing"
 BASS_RANK = {
     "RANK": '(Owner == "coltrane") + (Owner == "tyner") + ((Owner == "garrison") * 10) '
     '+ (Owner == "jones")'
-}
-COLTRANE = {
-    "START": f'({SEED_POLICY["START"]}) || Owner == "coltrane"',
-    "SUSPEND": f'({SEED_POLICY["SUSPEND"]}) && Owner != "coltrane"',
-    "PREEMPT": f'({SEED_POLICY["PREEMPT"]}) && Owner != "coltrane"',
 }
 WORK_HOURS = "( (ClockMin >= 480 && ClockMin < 1020) && (ClockDay > 0 && ClockDay < 6) )"
 AFTER_HOURS = "( (ClockMin < 480 || ClockMin >= 1020) || (ClockDay == 0 || ClockDay == 6) )"

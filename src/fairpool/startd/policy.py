@@ -1,8 +1,8 @@
 """A startd's policy: its knobs read, checked and typed, over a behaviour profile.
 
 ``Knobs`` is any case-insensitive view of an HTCondor configuration with macros already
-expanded: ``get(name)`` gives the text or None, ``where(name)`` the file and line that set
-it (for messages), ``names()`` every knob set. A plain mapping works too
+expanded: ``get(name)`` gives the text or None; ``where(name)``, if present, the file and
+line that set it (for messages). A plain mapping works too
 (``StartdPolicy.from_knobs({"START": "True"})``). So the config reader of issue 3, or any
 other, plugs in. Knobs left unset take the profile's defaults (``knobs.py``).
 
@@ -25,11 +25,12 @@ __all__ = ["Knobs", "MappingKnobs", "StartdPolicy"]
 
 
 class Knobs(Protocol):
+    """Any configuration: ``get`` gives a knob's macro-expanded text, or None when unset.
+
+    ``where(name) -> (file, line)``, when the object has it, makes messages point at the
+    place a bad knob was set (``fairpool.config.Config`` and ``tests/knobs.TextKnobs``)."""
+
     def get(self, name: str) -> str | None: ...
-
-    def where(self, name: str) -> tuple[str | None, int | None]: ...
-
-    def names(self) -> list[str]: ...
 
 
 class MappingKnobs:
@@ -45,9 +46,6 @@ class MappingKnobs:
 
     def where(self, name: str) -> tuple[str | None, int | None]:
         return (self.source, None)
-
-    def names(self) -> list[str]:
-        return [spelling for spelling, _ in self.values.values()]
 
 
 @dataclass(frozen=True)
@@ -140,7 +138,8 @@ class _Reader:
             raise self._error(name, f"a ClassAd expression ({err.message})") from None
 
     def _error(self, name: str, expected: str) -> ConfigError:
-        source, line = self.knobs.where(name)
+        where = getattr(self.knobs, "where", None)
+        source, line = where(name) if where is not None else (None, None)
         text = self.knobs.get(name)
         return ConfigError(f"{name} = {text!r}: expected {expected}", source, line, name)
 
