@@ -1,0 +1,67 @@
+"""Whom a job is charged to: nice_user, accounting groups and concurrency limits.
+
+``accounting_group = g`` with ``accounting_group_user = u`` (default: the owner) gives
+``AcctGroup = "g"``, ``AcctGroupUser = "u"`` and ``AccountingGroup = "g.u"``. With a group
+map the owner's map entry decides (``GroupMap.assign``): the default group when the file
+names none, a refusal when it names one the owner may not use. ``nice_user = true`` puts
+the job in NICE_USER_ACCOUNTING_GROUP_NAME (``nice-user``), ahead of any group request, and
+gives it no retirement time by default. ``concurrency_limits`` is stored lower-cased, its
+items joined by commas; ``concurrency_limits_expr`` is stored as an expression; a job may
+give one of the two, not both.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..classad import ClassAd
+from ..errors import SubmitError
+from .job import JobInput
+from .knobs import knob
+
+__all__ = ["add_accounting"]
+
+
+def add_accounting(ad: ClassAd, job: JobInput) -> None:
+    """NiceUser, AcctGroup, AcctGroupUser, AccountingGroup, ConcurrencyLimits(Expr)."""
+    nice = job.flag("nice_user")
+    ad["NiceUser"] = nice
+    if nice and job.get("max_job_retirement_time") is None:
+        ad["MaxJobRetirementTime"] = 0
+    group = knob(job.config, "NICE_USER_ACCOUNTING_GROUP_NAME") if nice else _group(job)
+    if group is not None:
+        user = job.get("accounting_group_user") or job.owner
+        ad["AcctGroup"] = group
+        ad["AcctGroupUser"] = user
+        ad["AccountingGroup"] = f"{group}.{user}"
+    _concurrency(ad, job)
+
+
+def _group(job: JobInput) -> str | None:
+    requested = job.get("accounting_group")
+    if job.group_map is None:
+        return requested
+    try:
+        return job.group_map.assign(job.owner, requested)
+    except SubmitError as err:
+        where = f"{err.source}:{err.line}" if err.line else str(err.source)
+        raise job.error("accounting_group", f"{err.message} [{where}]") from err
+
+
+def _concurrency(ad: ClassAd, job: JobInput) -> None:
+    limits = job.get("concurrency_limits")
+    expression = job.expr("concurrency_limits_expr")
+    if limits is not None and expression is not None:
+        later = max(
+            ("concurrency_limits", "concurrency_limits_expr"),
+            key=lambda c: job.scope.line_of(c, job.line),
+        )
+        raise job.error(
+            later,
+            "concurrency_limits and concurrency_limits_expr cannot both be given: "
+            "expected one of them",
+        )
+    if limits is not None:
+        ad["ConcurrencyLimits"] = ",".join(w for w in re.split(r"[\s,]+", limits.lower()) if w)
+    if expression is not None:
+        ad["ConcurrencyLimitsExpr"] = expression

@@ -1,0 +1,153 @@
+"""Accounting-group map files (seed "Setting Accounting Group automatically per user").
+
+``USE FEATURE: AssignAccountingGroup(file)`` on the access point reads a ClassAd map file
+of three columns::
+
+    * Alice            group_physics
+    * /^student_.*/    group_students
+    * Bob              group_atlas,group_cms
+
+The first column is ``*``; the second a user name, or a regular expression between
+slashes (optionally followed by ``i`` for any case); the third the user's group, or a comma
+list of the groups the user may choose, the first being the default. Literal names are
+tried before expressions, expressions in file order; the first that matches wins. A user
+the map does not name keeps what the submit file asks for. The file is re-read on
+reconfiguration: ``reload()`` keeps the old map when the new file is bad.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import SubmitError
+
+__all__ = ["GroupMap", "MapEntry"]
+
+
+@dataclass(frozen=True)
+class MapEntry:
+    """One line of the map: a literal user or a compiled pattern, and its groups."""
+
+    user: str | None
+    pattern: re.Pattern[str] | None
+    groups: tuple[str, ...]
+    line: int
+
+
+class GroupMap:
+    """Which accounting groups each user may submit to."""
+
+    def __init__(self, entries: list[MapEntry], source: str, path: Path | None = None) -> None:
+        self.entries = entries
+        self.source = source
+        self.path = path
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<string>") -> GroupMap:
+        """Read map text; SubmitError names the line and what was expected."""
+        entries = [
+            _entry(line, number, source)
+            for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+        return cls(entries, source)
+
+    @classmethod
+    def read(cls, path: str | Path) -> GroupMap:
+        """Read a map file."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise SubmitError(
+                f"cannot read accounting-group map: {err.strerror}", str(path)
+            ) from err
+        found = cls.parse(text, str(path))
+        found.path = path
+        return found
+
+    def reload(self) -> str | None:
+        """Re-read the file (condor_reconfig). On a bad or missing file keep the current map
+        and return the problem as one line; return None when the new map is in use."""
+        if self.path is None:
+            return None
+        try:
+            fresh = GroupMap.read(self.path)
+        except SubmitError as err:
+            return str(err)
+        self.entries = fresh.entries
+        return None
+
+    def entry_for(self, user: str) -> MapEntry | None:
+        """The entry that decides for ``user``: literal names first, then patterns in order."""
+        for entry in self.entries:
+            if entry.user == user:
+                return entry
+        for entry in self.entries:
+            if entry.pattern is not None and entry.pattern.search(user):
+                return entry
+        return None
+
+    def groups_for(self, user: str) -> list[str]:
+        """The groups ``user`` may use, default first; [] when the map does not name them."""
+        entry = self.entry_for(user)
+        return list(entry.groups) if entry is not None else []
+
+    def assign(self, user: str, requested: str | None) -> str | None:
+        """The group a job of ``user`` gets when it asks for ``requested`` (None: nothing)."""
+        entry = self.entry_for(user)
+        if entry is None:
+            return requested
+        if requested is None:
+            return entry.groups[0]
+        if requested in entry.groups:
+            return requested
+        allowed = ", ".join(entry.groups)
+        raise SubmitError(
+            f"user {user!r} may not use accounting group {requested!r}: "
+            f"the map allows {allowed} (line {entry.line})",
+            self.source,
+            entry.line,
+        )
+
+
+def _entry(line: str, number: int, source: str) -> MapEntry:
+    text = line.strip()
+    if not text.startswith("*") or not text[1:2].isspace():
+        raise SubmitError("expected '*' as the first column of a map line", source, number)
+    rest = text[1:].strip()
+    if rest.startswith("/"):
+        user, pattern, rest = None, *_pattern(rest, source, number)
+    else:
+        parts = rest.split(None, 1)
+        user, pattern, rest = parts[0], None, parts[1] if len(parts) > 1 else ""
+    groups = tuple(g.strip() for g in rest.split(",") if g.strip())
+    if not groups or any(not re.fullmatch(r"[^\s,]+", g) for g in groups):
+        raise SubmitError(
+            "expected a third column: an accounting group or a comma list of groups",
+            source,
+            number,
+        )
+    return MapEntry(user, pattern, groups, number)
+
+
+def _pattern(rest: str, source: str, number: int) -> tuple[re.Pattern[str], str]:
+    end = rest.find("/", 1)
+    while end > 0 and rest[end - 1] == "\\":
+        end = rest.find("/", end + 1)
+    if end < 0:
+        raise SubmitError("regular expression is not closed: expected '/'", source, number)
+    flags = rest[end + 1 :].split(None, 1)
+    options = flags[0] if flags and not rest[end + 1 : end + 2].isspace() else ""
+    if options and options != "i":
+        raise SubmitError(
+            f"unknown regular-expression option {options!r}: expected 'i'", source, number
+        )
+    try:
+        compiled = re.compile(rest[1:end], re.IGNORECASE if options else 0)
+    except re.error as err:
+        raise SubmitError(f"bad regular expression /{rest[1:end]}/: {err}", source, number) from err
+    remainder = rest[end + 1 + len(options) :].strip()
+    return compiled, remainder

@@ -1,0 +1,60 @@
+"""``fairpool submit FILE --owner NAME --dry-run [-l]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from fairpool.classad import parse_ads
+from fairpool.cli.main import main
+
+DATA = Path(__file__).parents[1] / "data" / "submit"
+
+
+def _run(*args: str):
+    return CliRunner().invoke(main, ["submit", *args])
+
+
+def test_summary_line_per_cluster():
+    result = _run(str(DATA / "30_multiple_clusters.sub"), "--owner", "bob", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert result.output == "2 job(s) dry-run to cluster 1.\n1 job(s) dry-run to cluster 2.\n"
+
+
+def test_long_prints_every_ad_sorted_by_name(tmp_path: Path):
+    sub = tmp_path / "pairs.sub"
+    sub.write_text("executable = pair.sh\narguments = $(a)\nqueue a from pairs.txt\n")
+    (tmp_path / "pairs.txt").write_text("x1\nx2\nx3\n")
+    result = _run(str(sub), "--owner", "bob", "--dry-run", "-l", "--qdate", "5", "--cluster", "9")
+    assert result.exit_code == 0, result.output
+    ads = list(parse_ads(result.output, fmt="old"))
+    assert [ad["ProcId"] for ad in ads] == [0, 1, 2]
+    assert ads[0]["Owner"] == "bob" and ads[0]["ClusterId"] == 9 and ads[0]["QDate"] == 5
+    assert ads[2]["Args"] == "x3"  # the item file is found beside the submit file
+    names = [line.split(" = ")[0] for line in result.output.split("\n\n")[0].splitlines()]
+    assert names == sorted(names, key=str.lower)
+    assert ads[0]["Cmd"] == str(tmp_path.resolve() / "pair.sh")
+
+
+def test_map_and_config_options():
+    args = [str(DATA / "01_minimal.sub"), "--owner", "Bob", "--dry-run", "-l"]
+    args += ["--map", str(DATA / "groups" / "seed.map"), "--config", "ARCH=ppc64le"]
+    result = _run(*args)
+    assert result.exit_code == 0, result.output
+    ad = next(parse_ads(result.output, fmt="old"))
+    assert ad["AccountingGroup"] == "group_atlas.Bob"
+    assert '(TARGET.Arch == "ppc64le")' in str(ad.lookup("Requirements"))
+
+
+def test_errors_are_one_line_and_exit_non_zero(tmp_path: Path):
+    bad = tmp_path / "bad.sub"
+    bad.write_text("executable = x\nrequest_memory = 3 parsecs\nqueue\n")
+    result = _run(str(bad), "--owner", "a", "--dry-run")
+    assert result.exit_code == 1
+    assert result.output.strip().count("\n") == 0
+    assert f"{bad}:2: request_memory = 3 parsecs: unknown unit 'parsecs'" in result.output
+    refused = _run(str(DATA / "01_minimal.sub"), "--owner", "a")
+    assert refused.exit_code == 1 and "only --dry-run is supported" in refused.output
+    knob = _run(str(DATA / "01_minimal.sub"), "--owner", "a", "--dry-run", "--config", "ARCH")
+    assert knob.exit_code == 1 and "expected KNOB=VALUE" in knob.output
