@@ -78,11 +78,12 @@ class Engine:
                     break
             if not held:
                 continue
-            named = " and ".join(str(g) for g in rule.guards) or cause
+            named = " and ".join(str(g) for g in rule.guards)
             for effect in rule.effects:
                 self.effect(slot, effect, request, why)
             if rule.transition is not None:
-                self.take(slot, rule.transition, f"{cause}: {named}", why, rule.activity)
+                text = f"{cause}: {named}" if named else cause
+                self.take(slot, rule.transition, text, why, rule.activity)
                 return True
         return False
 
@@ -91,13 +92,19 @@ class Engine:
         rules = PASS_RULES[self.policy.profile.order].get(slot.pair, ())
         return self.apply(slot, rules, "policy", periodic=periodic)
 
-    def event(self, slot: Slot, trigger: Trigger, request: ClassAd | None = None) -> bool:
+    def event(
+        self,
+        slot: Slot,
+        trigger: Trigger,
+        request: ClassAd | None = None,
+        cause: str | None = None,
+    ) -> bool:
         """Apply the table's rules for ``trigger`` (ignored where the table has none)."""
         rules = EVENT_RULES[self.policy.profile.order][trigger].get(slot.pair)
         if rules is None:
             self.refusal = f"{trigger} ignored in {slot.pair[0]}/{slot.pair[1]}"
             return False
-        return self.apply(slot, rules, str(trigger), request)
+        return self.apply(slot, rules, cause or str(trigger), request)
 
     def effect(self, slot: Slot, effect: Effect, request: ClassAd | None, why: Why) -> None:
         claim = slot.claim
@@ -270,7 +277,7 @@ class Engine:
             if claim is not None:
                 claim.pause(self.now)
         if claim is None or claim.job is None:
-            self.event(slot, Trigger.STARTER_EXIT)
+            self.event(slot, Trigger.STARTER_EXIT, cause="no starter to wait for")
             return
         if activity is Activity.KILLING:
             self.act(slot, "hard kill")

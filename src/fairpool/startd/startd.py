@@ -164,7 +164,7 @@ class Startd(DrainMixin):
             slot.timers["sigkill"] = self.now + self.policy.killing_timeout
         elif name == "sigkill":
             self.act(slot, "SIGKILL", "KILLING_TIMEOUT expired")
-            self._starter_gone(slot)
+            self._starter_gone(slot, "SIGKILL after KILLING_TIMEOUT")
 
     def _pass(self, t: int) -> None:
         for slot in list(self.slots.values()):
@@ -269,7 +269,7 @@ class Startd(DrainMixin):
         self._starter_gone(target)
         return self._reply(target, True)
 
-    def _starter_gone(self, slot: Slot) -> None:
+    def _starter_gone(self, slot: Slot, cause: str = "starter exit") -> None:
         claim = slot.claim
         if claim is None or claim.job is None:
             return
@@ -282,7 +282,7 @@ class Startd(DrainMixin):
         slot.timers.pop("sigkill", None)
         slot.timers.pop("softkill", None)
         slot.publish_job()
-        self.event(slot, Trigger.STARTER_EXIT)
+        self.event(slot, Trigger.STARTER_EXIT, cause=cause)
 
     def vacate(self, t: int, fast: bool = False, slot: str | None = None) -> Reply:
         """``condor_vacate`` (``-fast``)."""

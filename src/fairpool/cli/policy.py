@@ -1,0 +1,219 @@
+"""``fairpool policy trace``: test a startd policy on a timeline before deploying it.
+
+Reads the policy (HTCondor configuration syntax), a machine ad, a job ad and a timeline
+(``fairpool.startd.timeline``), runs the startd's state machine over it and prints every
+(state, activity) change with its time, the transition's number and what drove it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+
+from ..classad import ClassAd, parse_ad
+from ..errors import ConfigError, FairpoolError
+from ..startd.knobs import SEED_POLICY
+from ..startd.policy import Knobs, StartdPolicy
+from ..startd.profile import PROFILES
+from ..startd.startd import Startd
+from ..startd.timeline import EVENTS, Timeline, parse_time, parse_timeline
+from .errors import fail
+
+__all__ = ["load_knobs", "policy"]
+
+
+def load_knobs(path: str) -> Knobs:
+    """The configuration in ``path``; switch to ``fairpool.config.load_config`` here."""
+    return _PlainConfig(Path(path).read_text(), path)
+
+
+class _PlainConfig:
+    """Stand-in until ``fairpool.config`` lands: ``NAME = value`` lines (``\\`` joins
+    lines, ``#`` comments) and ``$(NAME)`` expanded textually at lookup; a name's own
+    ``$(NAME)`` is its previous definition (the seed's default when there is none)."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.source = source
+        self.history: dict[str, list[tuple[str, int]]] = {}
+        for number, line in self._lines(text):
+            name, sep, value = line.partition("=")
+            if not sep or not name.strip().replace(".", "_").isidentifier():
+                raise ConfigError(f"expected NAME = value, not {line!r}", source, number)
+            self.history.setdefault(name.strip().lower(), []).append((value.strip(), number))
+
+    @staticmethod
+    def _lines(text: str) -> list[tuple[int, str]]:
+        out: list[tuple[int, str]] = []
+        pending, start = "", 0
+        for number, raw in enumerate(text.splitlines(), 1):
+            line = raw.split("#", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
+            start = start or number
+            if line.endswith("\\"):
+                pending += line[:-1] + " "
+                continue
+            if (pending + line).strip():
+                out.append((start, (pending + line).strip()))
+            pending, start = "", 0
+        return out
+
+    def get(self, name: str) -> str | None:
+        versions = self.history.get(name.lower())
+        return self._expand(name.lower(), len(versions) - 1, 0) if versions else None
+
+    def where(self, name: str) -> tuple[str | None, int | None]:
+        versions = self.history.get(name.lower())
+        return (self.source, versions[-1][1]) if versions else (None, None)
+
+    def _expand(self, name: str, version: int, depth: int) -> str:
+        if depth > 50:
+            raise ConfigError(f"{name}: macros nest too deeply", self.source, None, name)
+        text = self.history[name][version][0] if version >= 0 else _seed_default(name)
+        return _MACRO.sub(lambda m: self._macro(m.group(1).lower(), name, version, depth), text)
+
+    def _macro(self, other: str, name: str, version: int, depth: int) -> str:
+        if other == name:
+            return self._expand(name, version - 1, depth + 1)
+        if other in self.history:
+            return self._expand(other, len(self.history[other]) - 1, depth + 1)
+        return _seed_default(other)
+
+
+_MACRO = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)")
+
+
+def _seed_default(name: str) -> str:
+    return next((text for knob, text in SEED_POLICY.items() if knob.lower() == name), "")
+
+
+def _clock(t: int) -> str:
+    day, rest = divmod(t, 86400)
+    text = f"{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+    return f"d{day} {text}" if day else text
+
+
+def _ad(path: str, what: str) -> ClassAd:
+    try:
+        return parse_ad(Path(path).read_text(), name=path)
+    except FairpoolError:
+        raise
+    except (OSError, ValueError) as err:
+        raise click.BadParameter(f"{path}: cannot read the {what} ad: {err}") from None
+
+
+def run_trace(startd: Startd, timeline: Timeline, job: ClassAd, until: int) -> list[str]:
+    """Drive ``startd`` through ``timeline``; a line per refused or ignored event."""
+    notes = []
+    for step in timeline.steps:
+        reply = EVENTS[step.event](startd, step, job)
+        if not getattr(reply, "accepted", True):
+            notes.append(f"{_clock(step.t)}  {step.event}: {reply.reason}")
+    startd.advance(until)
+    return notes
+
+
+@click.group()
+def policy() -> None:
+    """Test execute-node (startd) policies."""
+
+
+@policy.command()
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The startd policy, in HTCondor configuration syntax.",
+)
+@click.option(
+    "--machine",
+    "machine_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The machine ad (one slot; a partitionable slot if PartitionableSlot).",
+)
+@click.option(
+    "--job",
+    "job_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The job ad claims and activations use.",
+)
+@click.option(
+    "--timeline",
+    "timeline_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="CSV time,event,value of input changes and events.",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(sorted(PROFILES), case_sensitive=False),
+    default="SEED",
+    show_default=True,
+    help="Behaviour profile (startd.md §0).",
+)
+@click.option("--until", "until_text", help="Stop time (default: the end of the last day).")
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the changes and actions as JSON to this file.",
+)
+def trace(
+    config_path: str | None,
+    machine_path: str | None,
+    job_path: str | None,
+    timeline_path: str,
+    profile: str,
+    until_text: str | None,
+    json_path: str | None,
+) -> None:
+    """Print the (state, activity) sequence a timeline drives the startd through."""
+    try:
+        knobs = load_knobs(config_path) if config_path else None
+        chosen = StartdPolicy.from_knobs(knobs, PROFILES[profile.upper()])
+        machine = _ad(machine_path, "machine") if machine_path else None
+        job = _ad(job_path, "job") if job_path else ClassAd({"Owner": "nobody"})
+        timeline = parse_timeline(Path(timeline_path).read_text(), timeline_path)
+        until = parse_time(until_text) if until_text else timeline.end
+        startd = Startd(chosen, machine, timeline.inputs)
+        notes = run_trace(startd, timeline, job, until)
+    except (FairpoolError, click.BadParameter) as err:
+        fail(str(err.message if isinstance(err, click.BadParameter) else err))
+    except ValueError as err:
+        fail(f"--until: {err}")
+    for change in startd.changes:
+        target = f"{change.target[0]}/{change.target[1]}"
+        click.echo(
+            f"{_clock(change.t):>11}  {change.slot:<22} {target:<22} #{change.number:<6} "
+            f"{change.cause}"
+        )
+        if change.expression:
+            click.echo(f"{'':>13}{change.expression}")
+    for note in notes:
+        click.echo(f"note: {note}")
+    if json_path:
+        _write_json(json_path, startd, notes)
+
+
+def _write_json(path: str, startd: Startd, notes: list[str]) -> None:
+    document = {
+        "changes": [
+            {
+                "t": c.t,
+                "time": _clock(c.t),
+                "slot": c.slot,
+                "number": c.number,
+                "from": list(c.source),
+                "to": list(c.target),
+                "cause": c.cause,
+                "expression": c.expression,
+            }
+            for c in startd.changes
+        ],
+        "actions": [
+            {"t": a.t, "slot": a.slot, "kind": a.kind, "detail": a.detail} for a in startd.actions
+        ],
+        "notes": notes,
+    }
+    Path(path).write_text(json.dumps(document, indent=1) + "\n")
