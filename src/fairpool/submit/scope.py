@@ -91,10 +91,18 @@ class JobScope:
                 line=line,
                 rng=self.rng,
                 env=self.env,
+                functions={"F": self._whole_path},
                 strict=False,
             )
         except ConfigError as err:
             raise SubmitError(err.message, self.source, line) from err
+
+    def _whole_path(self, argument: str) -> str:
+        """Bare ``$F(x)`` (the expander knows only ``$F<letters>``): the path unchanged, a
+        macro name standing for its value, as condor_submit reads it."""
+        name = argument.strip()
+        value = self.lookup(name)
+        return self.expand_text(value, None) if value is not None else name
 
     def get(self, command: str) -> str | None:
         """The expanded value of a submit command (a queue variable of that name wins),
