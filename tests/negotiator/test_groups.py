@@ -18,6 +18,8 @@ from fairpool.negotiator.groups import GroupConfig, assigned_group, build_tree
 from fairpool.negotiator.quotas import assign_quotas
 from fairpool.sim.pool import Pool
 
+pytestmark = pytest.mark.usefixtures("negotiation_path")
+
 PHYSICS_CHEMISTRY = GroupConfig(
     names=("group_physics", "group_chemistry"),
     static_quota={"group_physics": 20, "group_chemistry": 10},

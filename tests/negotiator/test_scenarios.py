@@ -13,6 +13,8 @@ from fairpool.accounting.accountant import Accountant, AccountantPolicy, Usage
 from fairpool.classad import Expr
 from fairpool.store.accountant_store import AccountantStore
 
+pytestmark = pytest.mark.usefixtures("negotiation_path")
+
 UWCS_PREEMPTION = Expr("RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2")
 
 

@@ -14,6 +14,7 @@ import click
 COMMANDS: dict[str, str] = {
     "classad": "fairpool.cli.classad:classad",
     "demo": "fairpool.cli.demo:demo",
+    "negotiate": "fairpool.cli.negotiate:negotiate",
     "policy": "fairpool.cli.policy:policy",
     "submit": "fairpool.cli.submit:submit",
     "userprio": "fairpool.cli.userprio:userprio",

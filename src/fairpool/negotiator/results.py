@@ -65,27 +65,42 @@ class CycleStats:
 
     def to_ad_attributes(self) -> dict[str, Any]:
         """``LastNegotiationCycle<Name>0`` attributes, as the negotiator ad carries them."""
-        names = {
-            "time": "Time",
-            "matches": "Matches",
-            "rejections": "Rejections",
-            "num_idle_jobs": "NumIdleJobs",
-            "num_jobs_considered": "NumJobsConsidered",
-            "active_submitter_count": "ActiveSubmitterCount",
-            "num_schedulers": "NumSchedulers",
-            "total_slots": "TotalSlots",
-            "trimmed_slots": "TrimmedSlots",
-            "candidate_slots": "CandidateSlots",
-            "pie_spins": "PieSpins",
-            "pies": "Pies",
-            "submitters_share_limit": "SubmittersShareLimit",
-        }
         out: dict[str, Any] = {}
         for key, value in asdict(self).items():
             if isinstance(value, list):
                 value = ", ".join(value)
-            out[f"LastNegotiationCycle{names[key]}0"] = value
+            out[f"LastNegotiationCycle{_AD_NAMES[key]}0"] = value
         return out
+
+    @classmethod
+    def from_ad_attributes(cls, attributes: dict[str, Any]) -> CycleStats:
+        """The statistics back from their ``LastNegotiationCycle*0`` attributes."""
+        stats = cls()
+        for key, name in _AD_NAMES.items():
+            value = attributes.get(f"LastNegotiationCycle{name}0")
+            if value is None:
+                continue
+            if key == "submitters_share_limit":
+                value = [v for v in value.split(", ") if v]
+            setattr(stats, key, value)
+        return stats
+
+
+_AD_NAMES = {
+    "time": "Time",
+    "matches": "Matches",
+    "rejections": "Rejections",
+    "num_idle_jobs": "NumIdleJobs",
+    "num_jobs_considered": "NumJobsConsidered",
+    "active_submitter_count": "ActiveSubmitterCount",
+    "num_schedulers": "NumSchedulers",
+    "total_slots": "TotalSlots",
+    "trimmed_slots": "TrimmedSlots",
+    "candidate_slots": "CandidateSlots",
+    "pie_spins": "PieSpins",
+    "pies": "Pies",
+    "submitters_share_limit": "SubmittersShareLimit",
+}
 
 
 @dataclass
@@ -108,5 +123,19 @@ class CycleResult:
             "rejections": [asdict(r) for r in self.rejections],
             "submitters": {n: asdict(s) for n, s in sorted(self.submitters.items())},
             "groups": {g: dict(v) for g, v in sorted(self.groups.items())},
+            "usage": {n: asdict(u) for n, u in sorted(self.usage.items())},
             "stats": self.stats.to_ad_attributes(),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CycleResult:
+        """A cycle read back from what ``to_json`` wrote (tools that read dry-run output)."""
+        return cls(
+            time=data["time"],
+            matches=[Match(**m) for m in data["matches"]],
+            rejections=[Rejection(**r) for r in data["rejections"]],
+            submitters={n: SubmitterSummary(**s) for n, s in data["submitters"].items()},
+            groups={g: dict(v) for g, v in data["groups"].items()},
+            usage={n: Usage(**u) for n, u in data.get("usage", {}).items()},
+            stats=CycleStats.from_ad_attributes(data.get("stats", {})),
+        )

@@ -1,0 +1,188 @@
+"""``fairpool negotiate``: a dry run of negotiation on real data, the way an administrator
+tests a configuration change before making it.
+
+Everything is read and checked before the state directory is opened, so bad input (a
+malformed ad, an invalid expression in a knob, a submit file that does not parse) is one
+error line, a non-zero exit and an untouched state. Each completed cycle is saved in one
+transaction: a run killed at any moment leaves the state of its last completed cycle.
+
+Without ``--config`` the negotiator runs on fairpool's defaults (HTCondor's, with the
+decisions of docs/compat.md); ``CONDOR_CONFIG`` is not consulted, so a dry run only ever
+reads the files it is given.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from ..classad import ClassAd
+from ..errors import ClassAdSyntaxError, ConfigError, InputError
+from ..negotiator.configure import accountant_policy, negotiator_params
+from ..negotiator.results import CycleResult
+from ..sim.dryrun import DryRun, pool_time
+from ..sim.inputs import read_job_ads, read_slot_ads, submit_job_ads
+from ..sim.pool import Pool
+from ..store.accountant_store import AccountantStore
+from .errors import fail
+
+__all__ = ["negotiate"]
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--config",
+    "configs",
+    multiple=True,
+    metavar="FILE",
+    help="HTCondor configuration file (repeatable; later files override earlier).",
+)
+@click.option(
+    "--slots",
+    required=True,
+    metavar="FILE",
+    help="Machine ads: condor_status -l text, new-syntax or JSON (.gz too).",
+)
+@click.option("--jobs", metavar="FILE", help="Job ads: condor_q -l text, new-syntax or JSON.")
+@click.option(
+    "--submit",
+    "submits",
+    multiple=True,
+    metavar="FILE",
+    help="Submit description file; each becomes one cluster (repeatable).",
+)
+@click.option(
+    "--owner",
+    default=None,
+    metavar="NAME",
+    help="Owner of the jobs of --submit files (default: the current user).",
+)
+@click.option(
+    "--state",
+    default="fairpool-state",
+    show_default=True,
+    metavar="DIR",
+    help="The accountant's state directory (created if missing).",
+)
+@click.option(
+    "--cycles",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Number of negotiation cycles to run.",
+)
+@click.option(
+    "--interval",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Time between cycles (NEGOTIATOR_INTERVAL).",
+)
+@click.option(
+    "--start",
+    type=float,
+    default=None,
+    metavar="EPOCH",
+    help="Time of the first cycle (default: when the slot ads were taken, else now).",
+)
+@click.option(
+    "--json",
+    "json_out",
+    default=None,
+    metavar="OUT",
+    help="Write every cycle's decisions as JSON to OUT.",
+)
+@click.option("--quiet", is_flag=True, help="Print only each cycle's totals.")
+def negotiate(
+    configs: Sequence[str],
+    slots: str,
+    jobs: str | None,
+    submits: Sequence[str],
+    owner: str | None,
+    state: str,
+    cycles: int,
+    interval: float,
+    start: float | None,
+    json_out: str | None,
+    quiet: bool,
+) -> None:
+    """Negotiate jobs against slots as the negotiator would, and report every decision."""
+    try:
+        knobs = _configuration(configs)
+        params = negotiator_params(knobs, warn=_warn)
+        policy = accountant_policy(knobs)
+        slot_ads = read_slot_ads(slots)
+        job_ads = read_job_ads(jobs) if jobs else []
+        now = start if start is not None else pool_time(slot_ads) or float(int(time.time()))
+        if submits:
+            job_ads += submit_job_ads(
+                submits,
+                owner or getpass.getuser(),
+                int(now),
+                _next_cluster(job_ads),
+                params.accounting_domain,
+            )
+    except (InputError, ClassAdSyntaxError) as err:
+        fail(str(err).splitlines()[0])
+    if not job_ads:
+        fail("no jobs: give --jobs FILE and/or --submit FILE")
+    pool = Pool(slot_ads, job_ads, params.accounting_domain, params.concurrency)
+    run = DryRun(pool, params, policy, AccountantStore(state))
+    results = []
+    for number, result in enumerate(run.cycles(cycles, now, interval), 1):
+        _report(number, result, quiet)
+        results.append(result)
+        if json_out:  # rewritten after each cycle, so a killed run keeps what it finished
+            _write_json(json_out, results)
+
+
+def _configuration(paths: Sequence[str]):
+    """The knobs of the configuration files, or an empty configuration (the defaults)."""
+    from ..config import load_config, parse_config_text
+
+    for path in paths:
+        if not Path(path).is_file():
+            raise ConfigError("no such configuration file", path)
+    return load_config(list(paths)) if paths else parse_config_text("", "<defaults>")
+
+
+def _warn(problem: ConfigError) -> None:
+    click.echo(f"fairpool: warning: {problem}", err=True)
+
+
+def _next_cluster(jobs: list[ClassAd]) -> int:
+    clusters = [j.eval("ClusterId") for j in jobs]
+    return max([c for c in clusters if type(c) is int] + [0]) + 1
+
+
+def _report(number: int, result: CycleResult, quiet: bool) -> None:
+    """The cycle in the spirit of the negotiator's log."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(result.time))
+    click.echo(
+        f"Cycle {number} at {stamp} UTC: {len(result.matches)} matched, "
+        f"{len(result.rejections)} rejected"
+    )
+    if quiet:
+        return
+    for m in result.matches:
+        preempting = f", preempting {m.preempting}" if m.preempting else ""
+        click.echo(f"  Matched {m.job} {m.submitter} {m.slot} ({m.reason}{preempting})")
+    for r in result.rejections:
+        click.echo(f"  Rejected {r.job} {r.submitter}: {r.reason}")
+    for name, s in sorted(result.submitters.items()):
+        click.echo(
+            f"  Submitter {name}: RUP {s.rup:.2f} EUP {s.eup:.2f} factor {s.factor:g} "
+            f"usage {s.usage:g} running {s.running}"
+        )
+
+
+def _write_json(path: str, results: list[CycleResult]) -> None:
+    temporary = Path(f"{path}.tmp")
+    temporary.write_text(json.dumps({"cycles": [r.to_json() for r in results]}, indent=1))
+    temporary.replace(path)

@@ -1,0 +1,205 @@
+"""``fairpool negotiate``: the report, the JSON, many cycles, crash safety and bad input."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builders import jobs_of, make_slot, slots
+from cycles import NOW
+from fairpool.classad import write_old
+from fairpool.cli.main import main
+from fairpool.store.accountant_store import AccountantStore
+
+COMMAND = [sys.executable, "-m", "fairpool.cli"]
+
+
+def _write(path: Path, ads) -> str:
+    path.write_text("".join(write_old(ad) + "\n" for ad in ads))
+    return str(path)
+
+
+@pytest.fixture
+def pool(tmp_path):
+    """20 one-core slots; alice and bob with 30 idle jobs each."""
+    return {
+        "slots": _write(tmp_path / "slots.ads", slots(20)),
+        "jobs": _write(tmp_path / "jobs.ads", jobs_of("alice", 30, 1) + jobs_of("bob", 30, 2)),
+        "state": str(tmp_path / "state"),
+        "config": str(tmp_path / "negotiator.config"),
+    }
+
+
+def _run(pool, *extra):
+    args = ["negotiate", "--slots", pool["slots"], "--jobs", pool["jobs"]]
+    return CliRunner().invoke(main, [*args, "--state", pool["state"], *extra])
+
+
+def _records(state: str) -> dict:
+    """Every accountant record and the last update time, as the store holds them."""
+    store = AccountantStore(state)
+    accountant = store.load()
+    records = {n: vars(c).copy() for n, c in accountant.customers.items()}
+    store.engine.dispose()
+    return {"last_update": accountant.last_update, "records": records}
+
+
+def test_report_and_json_name_every_decision(pool, tmp_path):
+    out = tmp_path / "out.json"
+    Path(pool["config"]).write_text("UID_DOMAIN = example.org\n")
+    result = _run(pool, "--config", pool["config"], "--start", str(NOW), "--json", str(out))
+    assert result.exit_code == 0, result.output
+    # equal new users split 20 slots 10/10 (limits 10 each); each then stops at the first
+    # job over its limit, as the negotiator does, with one rejection naming the reason
+    assert result.output.count("  Matched ") == 20
+    assert "Rejected 1.10 alice@example.org: submitter limit exceeded" in result.output
+    assert "Rejected 2.10 bob@example.org: submitter limit exceeded" in result.output
+    assert "Matched 1.0 alice@example.org slot1@node0 (NoPreemption)" in result.output
+    (cycle,) = json.loads(out.read_text())["cycles"]
+    assert cycle["time"] == NOW
+    assert {m["reason"] for m in cycle["matches"]} == {"NoPreemption"}
+    assert {m["preempting"] for m in cycle["matches"]} == {None}
+    assert sorted(cycle["submitters"]) == ["alice@example.org", "bob@example.org"]
+    for figures in cycle["submitters"].values():
+        assert set(figures) >= {"rup", "eup", "factor", "usage", "running"}
+        assert figures["running"] == 10
+    assert cycle["groups"] == {}
+
+
+def test_cycles_keep_jobs_running_and_charge_usage(pool, tmp_path):
+    out = tmp_path / "out.json"
+    result = _run(pool, "--cycles", "3", "--interval", "600", "--start", str(NOW), "--json", out)
+    assert result.exit_code == 0, result.output
+    cycles = json.loads(out.read_text())["cycles"]
+    assert [c["time"] for c in cycles] == [NOW, NOW + 600, NOW + 1200]
+    assert len(cycles[0]["matches"]) == 20
+    assert cycles[1]["matches"] == [] == cycles[2]["matches"]  # the pool stays full
+    # each held 10 slots for 1200 s: the RUP rose from 0.5 towards 10
+    state = _records(pool["state"])
+    assert state["last_update"] == NOW + 1200
+    for name in ("alice@localdomain", "bob@localdomain"):
+        record = state["records"][name]
+        assert 0.5 < record["priority"] < 10
+        assert record["weighted_accumulated_usage"] == pytest.approx(10 * 1200)
+
+
+def test_a_restart_resumes_from_the_saved_state(pool):
+    first = _run(pool, "--cycles", "2", "--interval", "60", "--start", str(NOW))
+    assert first.exit_code == 0
+    after_first = _records(pool["state"])
+    again = _run(pool, "--cycles", "1", "--start", str(NOW + 120))
+    assert again.exit_code == 0
+    after_second = _records(pool["state"])
+    assert after_second["last_update"] == NOW + 120
+    alice = "alice@localdomain"
+    assert after_second["records"][alice]["priority"] > after_first["records"][alice]["priority"]
+
+
+def test_sigkill_mid_run_leaves_the_state_of_the_last_completed_cycle(tmp_path):
+    """Kill -9 a long run; the state on disk must equal that of an uninterrupted run of
+    exactly as many cycles as the killed one completed (known from the saved clock)."""
+    slot_file = _write(tmp_path / "slots.ads", slots(200))
+    jobs = jobs_of("alice", 300, 1) + jobs_of("bob", 300, 2) + jobs_of("carol", 300, 3)
+    job_file = _write(tmp_path / "jobs.ads", jobs)
+    killed = str(tmp_path / "killed")
+    base = ["negotiate", "--slots", slot_file, "--jobs", job_file, "--quiet"]
+    times = ["--interval", "60", "--start", str(NOW)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen(
+        [*COMMAND, *base, "--state", killed, "--cycles", "100000", *times],
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+    seen = b""
+    while seen.count(b"Cycle ") < 3:  # let a few cycles complete, then kill mid-cycle
+        chunk = process.stdout.read1(4096)
+        assert chunk, f"the run ended early: {seen!r}"
+        seen += chunk
+    time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    state = _records(killed)
+    completed = round((state["last_update"] - NOW) / 60) + 1
+    assert completed >= 3
+    reference = str(tmp_path / "reference")
+    result = CliRunner().invoke(
+        main, [*base, "--state", reference, "--cycles", str(completed), *times]
+    )
+    assert result.exit_code == 0, result.output
+    assert _records(reference) == state
+    # and the killed state is usable: a restart runs the next cycle on top of it
+    resumed = CliRunner().invoke(
+        main, [*base, "--state", killed, "--cycles", "1", "--start", str(NOW + 60 * completed)]
+    )
+    assert resumed.exit_code == 0, resumed.output
+    assert _records(killed)["last_update"] == NOW + 60 * completed
+
+
+@pytest.mark.parametrize(
+    "case, config, slots_text, expected",
+    [
+        (
+            "malformed slot ad",
+            "",
+            'Name = "slot1@a"\nCpus = 1 +\nMemory = 2\n',
+            "slots.ads:2:",
+        ),
+        (
+            "invalid PREEMPTION_REQUIREMENTS",
+            "PREEMPTION_REQUIREMENTS = RemoteUserPrio > (\n",
+            None,
+            "negotiator.config:1: PREEMPTION_REQUIREMENTS",
+        ),
+        (
+            "negative quota",
+            "GROUP_NAMES = a\nGROUP_QUOTA_a = -1\n",
+            None,
+            "negotiator.config:2: GROUP_QUOTA_a",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_a_nonzero_exit_with_the_state_untouched(
+    pool, case, config, slots_text, expected
+):
+    assert _run(pool, "--start", str(NOW)).exit_code == 0
+    before = _records(pool["state"])
+    Path(pool["config"]).write_text(config)
+    if slots_text is not None:
+        Path(pool["slots"]).write_text(slots_text)
+    result = _run(pool, "--config", pool["config"], "--start", str(NOW + 60))
+    assert result.exit_code != 0, case
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fairpool: error: "), result.output
+    assert expected in lines[0], lines[0]
+    assert _records(pool["state"]) == before
+
+
+def test_missing_files_and_no_jobs_are_errors(pool, tmp_path):
+    result = _run(pool, "--config", str(tmp_path / "nowhere.config"))
+    assert result.exit_code != 0 and "nowhere.config" in result.output
+    empty = _write(tmp_path / "empty.ads", [])
+    result = CliRunner().invoke(
+        main, ["negotiate", "--slots", pool["slots"], "--jobs", empty, "--state", pool["state"]]
+    )
+    assert result.exit_code != 0 and "no jobs" in result.output
+
+
+def test_claimed_slots_in_the_input_are_charged_to_their_users(tmp_path):
+    held = [make_slot(f"slot1@held{i}").claimed_by("carol@localdomain").build() for i in range(5)]
+    pool = {
+        "slots": _write(tmp_path / "slots.ads", held + slots(5)),
+        "jobs": _write(tmp_path / "jobs.ads", jobs_of("alice", 10, 1)),
+        "state": str(tmp_path / "state"),
+    }
+    out = tmp_path / "out.json"
+    result = _run(pool, "--start", str(NOW), "--json", str(out))
+    assert result.exit_code == 0, result.output
+    (cycle,) = json.loads(out.read_text())["cycles"]
+    assert len(cycle["matches"]) == 5
+    assert cycle["usage"]["carol@localdomain"] == {"count": 5, "weight": 5.0}
