@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from click.testing import CliRunner
-from knob_text import knob_text
 
 from fairpool.accounting.accountant import Accountant, AccountantPolicy
 from fairpool.classad import ClassAd, write_old
 from fairpool.cli.main import main
 from fairpool.negotiator import CycleResult, NegotiatorParams, PoolSnapshot, run_cycle
 from fairpool.store.accountant_store import AccountantStore
+from knob_text import knob_text
 
 NOW = 1_750_000_000.0
 PARAMS = NegotiatorParams(accounting_domain="d")

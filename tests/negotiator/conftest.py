@@ -1,6 +1,7 @@
 """Scenario tests run twice: through the library and through ``fairpool negotiate``."""
 
 import pytest
+
 from cycles import COMMAND, LIBRARY, PATH
 
 
