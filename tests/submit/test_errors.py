@@ -80,8 +80,8 @@ def test_bad_input_names_file_line_and_expectation(text: str, line: int, message
 def test_no_queue_statement():
     with pytest.raises(SubmitError) as caught:
         parse_submit("executable = x\n", "none.sub")
-    assert caught.value.source == "none.sub"
-    assert "no 'queue' statement: expected at least one" in caught.value.message
+    assert (caught.value.source, caught.value.line) == ("none.sub", 1)
+    assert "no 'queue' statement by the end of the file: expected one" in caught.value.message
 
 
 def test_missing_item_file_names_the_queue_line(tmp_path: Path):

@@ -201,7 +201,8 @@ def parse_submit(text: str, source: str = "<string>") -> SubmitDescription:
     """Read submit description text; SubmitError names the line and what was expected."""
     statements = read_statements(text, source)
     if not any(isinstance(s, QueueLine) for s in statements):
-        raise SubmitError("no 'queue' statement: expected at least one", source)
+        end = max(1, len(text.splitlines()))
+        raise SubmitError("no 'queue' statement by the end of the file: expected one", source, end)
     return SubmitDescription(tuple(statements), source)
 
 

@@ -48,46 +48,77 @@ Statement = Assignment | QueueLine
 
 def read_statements(text: str, source: str) -> list[Statement]:
     """Split submit text into statements, raising SubmitError at the first bad line."""
-    return list(_statements(_logical_lines(text.splitlines(), source), source))
+    return list(_Reader(text.splitlines(), source).statements())
 
 
-def _logical_lines(lines: list[str], source: str) -> Iterator[tuple[int, str, list[str]]]:
-    """(line number, joined text, remaining raw lines) with continuations joined."""
-    index = 0
-    while index < len(lines):
-        number = index + 1
-        text = lines[index].strip()
-        index += 1
-        while text.endswith("\\") and index < len(lines):
-            text = text[:-1] + lines[index].strip()
-            index += 1
+class _Reader:
+    """A cursor over the raw lines: logical lines, and blocks that follow a statement."""
+
+    def __init__(self, lines: list[str], source: str) -> None:
+        self.lines = lines
+        self.source = source
+        self.index = 0
+
+    def statements(self) -> Iterator[Statement]:
+        while self.index < len(self.lines):
+            number, text = self._logical_line()
+            if not text or text.startswith("#"):
+                continue
+            queue = _QUEUE.match(text)
+            if queue and not (queue.group(1) or "").startswith("="):
+                args = (queue.group(1) or "").strip()
+                block = self._block(number) if _opens_block(args) else None
+                yield QueueLine(args, block, number)
+                continue
+            multi = _MULTILINE.match(text)
+            if multi:
+                value = self._tagged(multi.group(2), number)
+                yield _assignment(multi.group(1), value, self.source, number)
+                continue
+            yield _parse_assignment(text, self.source, number)
+
+    def _logical_line(self) -> tuple[int, str]:
+        """The next line with its continuations (a trailing backslash) joined."""
+        number = self.index + 1
+        text = self.lines[self.index].strip()
+        self.index += 1
+        while text.endswith("\\") and self.index < len(self.lines):
+            text = text[:-1] + self.lines[self.index].strip()
+            self.index += 1
         if text.endswith("\\"):
             raise SubmitError(
-                "the last line ends with '\\': expected a continuation line", source, number
+                "the last line ends with '\\': expected a continuation line", self.source, number
             )
-        rest = lines[index:]
-        yield number, text, rest
-        index = len(lines) - len(rest)
+        return number, text
 
+    def _block(self, number: int) -> tuple[str, ...]:
+        """Raw lines up to one beginning with ``)``, which is consumed too."""
+        block: list[str] = []
+        while self.index < len(self.lines):
+            raw = self.lines[self.index]
+            self.index += 1
+            if raw.lstrip().startswith(")"):
+                return tuple(block)
+            block.append(raw)
+        raise SubmitError(
+            "the queue statement's item list opened with '(' is not closed: "
+            "expected a line beginning with ')'",
+            self.source,
+            number,
+        )
 
-def _statements(logical: Iterator[tuple[int, str, list[str]]], source: str) -> Iterator[Statement]:
-    for number, text, rest in logical:
-        if not text or text.startswith("#"):
-            continue
-        queue = _QUEUE.match(text)
-        if queue and not (queue.group(1) or "").startswith("="):
-            args = (queue.group(1) or "").strip()
-            if _opens_block(args):
-                yield QueueLine(args, _take_block(rest, source, number), number)
-            else:
-                yield QueueLine(args, None, number)
-            continue
-        multi = _MULTILINE.match(text)
-        if multi:
-            value = _take_tagged(rest, multi.group(2), source, number)
-            yield _assignment(multi.group(1), value, source, number)
-            continue
-        yield _parse_assignment(text, source, number)
+    def _tagged(self, tag: str, number: int) -> str:
+        """Raw lines up to ``@tag`` for a ``name @= tag`` value."""
+        block: list[str] = []
+        while self.index < len(self.lines):
+            raw = self.lines[self.index]
+            self.index += 1
+            if raw.strip() == f"@{tag}":
+                return "\n".join(block)
+            block.append(raw)
+        raise SubmitError(
+            f"multi-line value is not closed: expected a line '@{tag}'", self.source, number
+        )
 
 
 def _parse_assignment(text: str, source: str, number: int) -> Assignment:
@@ -118,30 +149,3 @@ def _assignment(name: str, value: str, source: str, number: int) -> Assignment:
 def _opens_block(args: str) -> bool:
     """True when the item list opens with ``(`` and does not close on the same line."""
     return "(" in args and ")" not in args[args.index("(") :]
-
-
-def _take_block(rest: list[str], source: str, number: int) -> tuple[str, ...]:
-    """Consume raw lines up to one beginning with ``)``; the ``)`` line is consumed too."""
-    block: list[str] = []
-    while rest:
-        raw = rest.pop(0)
-        if raw.lstrip().startswith(")"):
-            return tuple(block)
-        block.append(raw)
-    raise SubmitError(
-        "the queue statement's item list opened with '(' is not closed: "
-        "expected a line beginning with ')'",
-        source,
-        number,
-    )
-
-
-def _take_tagged(rest: list[str], tag: str, source: str, number: int) -> str:
-    """Consume raw lines up to ``@tag`` for a ``name @= tag`` value."""
-    block: list[str] = []
-    while rest:
-        raw = rest.pop(0)
-        if raw.strip() == f"@{tag}":
-            return "\n".join(block)
-        block.append(raw)
-    raise SubmitError(f"multi-line value is not closed: expected a line '@{tag}'", source, number)
