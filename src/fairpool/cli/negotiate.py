@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,8 +54,9 @@ __all__ = ["negotiate"]
     "--submit",
     "submits",
     multiple=True,
-    metavar="FILE",
-    help="Submit description file; each becomes one cluster (repeatable).",
+    metavar="[OWNER=]FILE",
+    help="Submit description file; each becomes one cluster (repeatable). "
+    "OWNER= submits it as that user instead of --owner.",
 )
 @click.option(
     "--owner",
@@ -120,13 +122,9 @@ def negotiate(
         slot_ads = read_slot_ads(slots)
         job_ads = read_job_ads(jobs) if jobs else []
         now = start if start is not None else pool_time(slot_ads) or float(int(time.time()))
-        if submits:
+        for path, submitter in _owned(submits, owner or getpass.getuser()):
             job_ads += submit_job_ads(
-                submits,
-                owner or getpass.getuser(),
-                int(now),
-                _next_cluster(job_ads),
-                params.accounting_domain,
+                [path], submitter, int(now), _next_cluster(job_ads), params.accounting_domain
             )
     except (InputError, ClassAdSyntaxError) as err:
         fail(str(err).splitlines()[0])
@@ -150,6 +148,21 @@ def _configuration(paths: Sequence[str]):
         if not Path(path).is_file():
             raise ConfigError("no such configuration file", path)
     return load_config(list(paths)) if paths else parse_config_text("", "<defaults>")
+
+
+def _owned(submits: Sequence[str], owner: str) -> list[tuple[str, str]]:
+    """(file, owner) for each ``--submit``: ``alice=jobs.sub`` names its own owner."""
+    owned = []
+    for given in submits:
+        name, sep, path = given.partition("=")
+        if sep and re.fullmatch(r"[\w.-]+", name) and not Path(given).exists():
+            owned.append((path, name))
+        else:
+            owned.append((given, owner))
+    for path, _ in owned:
+        if not Path(path).is_file():
+            raise InputError("no such submit description file", path)
+    return owned
 
 
 def _warn(problem: ConfigError) -> None:
