@@ -5,14 +5,13 @@
 map the owner's map entry decides (``GroupMap.assign``): the default group when the file
 names none, a refusal when it names one the owner may not use. ``nice_user = true`` puts
 the job in NICE_USER_ACCOUNTING_GROUP_NAME (``nice-user``), ahead of any group request, and
-gives it no retirement time by default. ``concurrency_limits`` is stored lower-cased, its
-items joined by commas; ``concurrency_limits_expr`` is stored as an expression; a job may
-give one of the two, not both.
+gives it no retirement time by default. ``concurrency_limits`` is stored as written,
+lower-cased as condor_submit does (the seed's example keeps the case: ``XSW``; the knob
+CONCURRENCY_LIMITS_LOWER_CASE = false selects that); ``concurrency_limits_expr`` is stored
+as an expression; a job may give one of the two, not both.
 """
 
 from __future__ import annotations
-
-import re
 
 from ..classad import ClassAd
 from ..errors import SubmitError
@@ -62,6 +61,7 @@ def _concurrency(ad: ClassAd, job: JobInput) -> None:
             "expected one of them",
         )
     if limits is not None:
-        ad["ConcurrencyLimits"] = ",".join(w for w in re.split(r"[\s,]+", limits.lower()) if w)
+        lower = knob(job.config, "CONCURRENCY_LIMITS_LOWER_CASE").lower() in ("true", "1", "yes")
+        ad["ConcurrencyLimits"] = limits.lower() if lower else limits
     if expression is not None:
         ad["ConcurrencyLimitsExpr"] = expression

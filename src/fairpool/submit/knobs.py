@@ -5,6 +5,8 @@ ads wherever it runs, so they default to the most common execute platform (``X86
 ``LINUX``) and a caller passes ``config={"ARCH": ..., "OPSYS": ...}`` to change them.
 The resource defaults are HTCondor's documented ones (JOB_DEFAULT_REQUESTMEMORY 128 MiB;
 JOB_DEFAULT_REQUESTDISK the larger of 1 GiB and 125% of the input size, in KiB).
+CONCURRENCY_LIMITS_LOWER_CASE is fairpool's: condor_submit lower-cases the limit names, the
+seed's example ad keeps them as written; false selects the seed's form.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ SUBMIT_DEFAULTS: dict[str, str] = {
     "SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES": "YES",
     "NICE_USER_ACCOUNTING_GROUP_NAME": "nice-user",
     "FILESYSTEM_DOMAIN": "",
+    "CONCURRENCY_LIMITS_LOWER_CASE": "true",
 }
 
 
