@@ -1,7 +1,9 @@
 """Whom a job is charged to: nice_user, accounting groups and concurrency limits.
 
 ``accounting_group = g`` with ``accounting_group_user = u`` (default: the owner) gives
-``AcctGroup = "g"``, ``AcctGroupUser = "u"`` and ``AccountingGroup = "g.u"``. With a group
+``AcctGroup = "g"``, ``AcctGroupUser = "u"`` and ``AccountingGroup = "g.u"``;
+``accounting_group_user = u`` alone makes ``u`` the submitter (seed "Group Accounting":
+``AcctGroupUser = "u"``, ``AccountingGroup = "u"``, no AcctGroup). With a group
 map the owner's map entry decides (``GroupMap.assign``): the default group when the file
 names none, a refusal when it names one the owner may not use. ``nice_user = true`` puts
 the job in NICE_USER_ACCOUNTING_GROUP_NAME (``nice-user``), ahead of any group request, and
@@ -28,11 +30,15 @@ def add_accounting(ad: ClassAd, job: JobInput) -> None:
     if nice and job.get("max_job_retirement_time") is None:
         ad["MaxJobRetirementTime"] = 0
     group = knob(job.config, "NICE_USER_ACCOUNTING_GROUP_NAME") if nice else _group(job)
+    chosen_user = job.get("accounting_group_user")
+    user = chosen_user or job.owner
     if group is not None:
-        user = job.get("accounting_group_user") or job.owner
         ad["AcctGroup"] = group
         ad["AcctGroupUser"] = user
         ad["AccountingGroup"] = f"{group}.{user}"
+    elif chosen_user is not None:
+        ad["AcctGroupUser"] = user
+        ad["AccountingGroup"] = user
     _concurrency(ad, job)
 
 
