@@ -29,6 +29,7 @@ from ..negotiator.results import CycleResult
 from ..sim.dryrun import DryRun, pool_time
 from ..sim.inputs import read_job_ads, read_slot_ads, submit_job_ads
 from ..sim.pool import Pool
+from ..startd.layout import machine_ads
 from ..store.accountant_store import AccountantStore
 from .errors import fail
 
@@ -45,9 +46,11 @@ __all__ = ["negotiate"]
 )
 @click.option(
     "--slots",
-    required=True,
+    default=None,
     metavar="FILE",
-    help="Machine ads: condor_status -l text, new-syntax or JSON (.gz too).",
+    help="Machine ads: condor_status -l text, new-syntax or JSON (.gz too). "
+    "Without it, the slots of the one machine the configuration describes (NUM_CPUS, "
+    "SLOT_TYPE_<N>, ...).",
 )
 @click.option("--jobs", metavar="FILE", help="Job ads: condor_q -l text, new-syntax or JSON.")
 @click.option(
@@ -103,7 +106,7 @@ __all__ = ["negotiate"]
 @click.option("--quiet", is_flag=True, help="Print only each cycle's totals.")
 def negotiate(
     configs: Sequence[str],
-    slots: str,
+    slots: str | None,
     jobs: str | None,
     submits: Sequence[str],
     owner: str | None,
@@ -119,7 +122,7 @@ def negotiate(
         knobs = _configuration(configs)
         params = negotiator_params(knobs, warn=_warn)
         policy = accountant_policy(knobs)
-        slot_ads = read_slot_ads(slots)
+        slot_ads = read_slot_ads(slots) if slots else machine_ads(knobs)
         job_ads = read_job_ads(jobs) if jobs else []
         now = start if start is not None else pool_time(slot_ads) or float(int(time.time()))
         for path, submitter in _owned(submits, owner or getpass.getuser()):
@@ -130,7 +133,14 @@ def negotiate(
         fail(str(err).splitlines()[0])
     if not job_ads:
         fail("no jobs: give --jobs FILE and/or --submit FILE")
-    pool = Pool(slot_ads, job_ads, params.accounting_domain, params.concurrency)
+    leftovers = (knobs.get("CLAIM_PARTITIONABLE_LEFTOVERS") or "true").strip().lower()
+    pool = Pool(
+        slot_ads,
+        job_ads,
+        params.accounting_domain,
+        params.concurrency,
+        claim_leftovers=leftovers not in ("false", "0", "no"),
+    )
     run = DryRun(pool, params, policy, AccountantStore(state))
     results = []
     for number, result in enumerate(run.cycles(cycles, now, interval), 1):

@@ -3,10 +3,11 @@
 ``apply`` carries out a cycle's decisions the way the schedd and the startds would:
 
 * a matched job starts on its slot (the slot becomes Claimed/Busy by the job's submitter);
-* a job matched to a partitionable slot gets a dynamic slot carved for it, and, as with
-  ``CLAIM_PARTITIONABLE_LEFTOVERS``, its submitter's other idle jobs that still fit are
-  started on the leftovers at once, as far as their concurrency limits allow (HTCondor's
-  schedd does not fill leftovers for limited jobs, which then start one per cycle);
+* a job matched to a partitionable slot gets a dynamic slot carved for it, and, with
+  ``CLAIM_PARTITIONABLE_LEFTOVERS`` (on by default), its submitter's other idle jobs that
+  still fit are started on the leftovers at once, as far as their concurrency limits allow
+  (HTCondor's schedd does not fill leftovers for limited jobs, which then start one per
+  cycle); not on slots with a consumption policy, where the negotiator matched each job;
 * a job whose slot is taken by a preempting match goes back to idle.
 
 The dry run (``fairpool negotiate --cycles``) and the simulator share it.
@@ -17,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..classad import ClassAd
+from ..classad import ClassAd, Expr
 from ..classad.match import rank, symmetric_match
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
+from ..negotiator.consumption import consumption_of
 from ..negotiator.cycle import PoolSnapshot
 from ..negotiator.results import CycleResult, Match
 from ..negotiator.submitters import job_id, submitter_of
@@ -48,8 +50,10 @@ class Pool:
         jobs: Iterable[ClassAd],
         domain: str,
         limits: LimitConfig | None = None,
+        claim_leftovers: bool = True,
     ) -> None:
         self.limits = limits or LimitConfig()
+        self.claim_leftovers = claim_leftovers  # CLAIM_PARTITIONABLE_LEFTOVERS
         self.slots = list(slots)
         self.jobs = list(jobs)
         self.domain = domain
@@ -89,6 +93,8 @@ class Pool:
         if first is None:
             return started
         started.append(first)
+        if not self.claim_leftovers or _consumes(pslot):
+            return started  # the negotiator matched each job itself (consumption policy)
         in_use = LimitCounter.from_slots(self.limits, self.slots)
         for other in self._idle_jobs_of(match.submitter):
             if not symmetric_match(other, pslot, now=now):
@@ -106,7 +112,7 @@ class Pool:
     ) -> Started | None:
         name = pslot.eval("Name")
         number = self._next_dslot.get(name, 1)
-        dslot = carve(pslot, job, now, number)
+        dslot = carve(pslot, job, now, number, _consumed(pslot, job, now))
         if dslot is None:
             return None
         self._next_dslot[name] = number + 1
@@ -168,3 +174,17 @@ class Pool:
         if "RemoteHost" in job:
             del job["RemoteHost"]
         self.preemptions[name] = self.preemptions.get(name, 0) + 1
+
+
+def _consumes(pslot: ClassAd) -> bool:
+    """Whether a partitionable slot has a consumption policy (Consumption<Resource>)."""
+    return any(name.lower().startswith("consumption") for name in pslot)
+
+
+def _consumed(pslot: ClassAd, job: ClassAd, now: float) -> dict[str, Expr] | None:
+    """A consumption-policy slot gives a job what its policy says the job consumes (the
+    negotiator charged exactly that); other p-slots round the request as usual (None)."""
+    amounts = consumption_of(pslot, job, now) if _consumes(pslot) else None
+    if not amounts:
+        return None
+    return {f"Request{r}": Expr(repr(a)) for r, a in amounts.items() if r != "GPUs"}
