@@ -33,13 +33,17 @@ from ..classad import ClassAdSyntaxError, Expr
 from ..errors import ConfigError
 from .filenames import filename_parts
 
-__all__ = ["expand"]
+__all__ = ["UndefinedMacroError", "expand"]
 
 _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")
 _FILE_FUNCTION = re.compile(r"F[A-Za-z]+")
 
 Function = Callable[[str], str]
+
+
+class UndefinedMacroError(ConfigError):
+    """``$(NAME)`` with no definition and no default (``knob`` names the macro)."""
 
 
 @dataclass
@@ -121,7 +125,9 @@ class _Expander:
             return self.run(default, chain)
         if value is None:
             if self.strict:
-                raise self.error(f"undefined macro $({name}) and no default given", name)
+                raise UndefinedMacroError(
+                    f"undefined macro $({name}) and no default given", self.source, self.line, name
+                )
             return ""
         return self.run(value, (*chain, key))
 
