@@ -2,9 +2,14 @@
 
 import pytest
 
+from cycles import PARAMS
 from fairpool.classad import Expr
+from fairpool.config import parse_config_text
 from fairpool.errors import ConfigError
+from fairpool.negotiator.concurrency import LimitConfig
 from fairpool.negotiator.configure import accountant_policy, negotiator_params
+from fairpool.negotiator.groups import GroupConfig
+from knob_text import knob_text
 from knobs import TextKnobs
 
 
@@ -91,3 +96,30 @@ def test_warnings_are_reported_and_the_knob_ignored():
     assert "'x' is not in GROUP_NAMES" in str(warnings[0])
     assert "has no parent 'b'" in str(warnings[1])
     assert params.groups.static_quota == {"a": 5, "x": 7}
+
+
+ROUND_TRIP = [
+    PARAMS,
+    PARAMS.with_(preemption_requirements=Expr("RemoteUserPrio > SubmitterUserPrio * 1.2")),
+    PARAMS.with_(floor_is_additional=True, preempt_on_better_priority_only=False),
+    PARAMS.with_(slot_constraint=Expr("SlotID == 7"), significant_attributes=("Owner",)),
+    PARAMS.with_(concurrency=LimitConfig({"xsw": 3.0}, 5.0, {"large": 100.0})),
+    PARAMS.with_(
+        groups=GroupConfig(
+            names=("a", "a.x", "b"),
+            static_quota={"a": 10.0},
+            dynamic_quota={"b": 0.5},
+            accept_surplus={"a.x": True},
+            autoregroup={"b": True},
+            allow_oversubscription=True,
+            round_robin_rate=1.0,
+        )
+    ),
+]
+
+
+@pytest.mark.parametrize("params", ROUND_TRIP)
+def test_parameters_written_as_configuration_read_back_the_same(params):
+    """knob_text (how the scenario tests drive ``fairpool negotiate``) and configure.py are
+    inverses, through HTCondor's configuration language as fairpool.config reads it."""
+    assert negotiator_params(parse_config_text(knob_text(params), "round-trip")) == params

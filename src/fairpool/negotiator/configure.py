@@ -158,11 +158,17 @@ _GROUP_PREFIXES = (
 )
 
 
+# Knobs that share a per-group prefix but configure the whole negotiator.
+_GLOBAL_GROUP_KNOBS = {"GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "GROUP_QUOTA_ROUND_ROBIN_RATE"}
+
+
 def _group_knobs(knobs: Knobs) -> dict[str, dict[str, str]]:
     """Per-group knobs by prefix: ``{"GROUP_QUOTA_": {"group_physics": knob name}}``."""
     found: dict[str, dict[str, str]] = {p: {} for p in _GROUP_PREFIXES}
     for name in knobs.names():
         upper = name.upper()
+        if upper in _GLOBAL_GROUP_KNOBS:
+            continue
         for prefix in _GROUP_PREFIXES:  # longest first: DYNAMIC before QUOTA
             if upper.startswith(prefix) and len(name) > len(prefix):
                 found[prefix][name[len(prefix) :].lower()] = name
