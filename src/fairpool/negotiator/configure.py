@@ -6,7 +6,7 @@ where each knob was set. Booleans and numbers are read as HTCondor reads them, a
 expressions (``True``, ``1``, ``$(X) * 60``). A knob whose text is not what it must be is a
 ``ConfigError`` naming the knob and the file and line that set it.
 
-Group and limit knobs (docs/config.md lists them): errors stop the configuration from
+Group and limit knobs (docs/negotiator.md lists them): errors stop the configuration from
 loading — a negative static quota, a dynamic quota outside [0, 1], a concurrency-limit knob
 whose name no job could use (``3D_LIMIT``, ``a.b.c_LIMIT``), a value that is not a number.
 Warnings are reported and the knob is ignored, as HTCondor ignores it — a quota or surplus
