@@ -13,6 +13,7 @@ import click
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
     "classad": "fairpool.cli.classad:classad",
+    "config_val": "fairpool.cli.config_val:config_val",
     "demo": "fairpool.cli.demo:demo",
     "negotiate": "fairpool.cli.negotiate:negotiate",
     "policy": "fairpool.cli.policy:policy",
