@@ -203,3 +203,21 @@ def test_claimed_slots_in_the_input_are_charged_to_their_users(tmp_path):
     (cycle,) = json.loads(out.read_text())["cycles"]
     assert len(cycle["matches"]) == 5
     assert cycle["usage"]["carol@localdomain"] == {"count": 5, "weight": 5.0}
+
+
+def test_s1_rup_after_one_cycle_through_the_command(tmp_path):
+    # A takes all 100 slots in cycle 1; cycle 2, 60 s later, ages A's RUP over the usage
+    # held: beta = 0.5 ** (60 / 86400) = 0.999518763, RUP = 0.5 * beta + 100 * (1 - beta)
+    # = 0.547883, EUP = 547.883 with the default factor 1000.
+    pool = {
+        "slots": _write(tmp_path / "slots.ads", slots(100)),
+        "jobs": _write(tmp_path / "jobs.ads", jobs_of("A", 150, 1)),
+        "state": str(tmp_path / "state"),
+    }
+    out = tmp_path / "out.json"
+    result = _run(pool, "--cycles", "2", "--interval", "60", "--start", str(NOW), "--json", out)
+    assert result.exit_code == 0, result.output
+    first, second = json.loads(out.read_text())["cycles"]
+    assert len(first["matches"]) == 100
+    assert second["submitters"]["A@localdomain"]["rup"] == pytest.approx(0.547883, abs=1e-6)
+    assert second["submitters"]["A@localdomain"]["eup"] == pytest.approx(547.883, abs=1e-3)
