@@ -61,7 +61,6 @@ def test_policy_knobs_become_slot_expressions():
     [
         ("SLOT_TYPE_1 = cpus=two\nNUM_SLOTS_TYPE_1 = 1\n", "SLOT_TYPE_1"),
         ("SLOT_TYPE_1 = flux=2\nNUM_SLOTS_TYPE_1 = 1\n", "SLOT_TYPE_1"),
-        ("NUM_SLOTS_TYPE_1 = 2\n", "NUM_SLOTS_TYPE_1"),
         ("NUM_CPUS = -3\n", "NUM_CPUS"),
         ("NUM_CPUS = 2\nSTART = (\n", "START"),
     ],

@@ -13,7 +13,12 @@ A slot type is a comma list of ``resource=amount`` (``cpus``/``c``, ``memory``/`
 ``ram``, ``disk``/``d``, ``gpus``), each amount a whole number (MiB for memory; ``GB``/``MB``
 suffixes too), a percentage (``50%``), a fraction (``1/4``) or ``auto``; or one bare fraction
 or percentage for every resource. Resources a type leaves out are ``auto``: an even share of
-what the typed slots leave, as HTCondor does.
+what the typed slots leave, as HTCondor does; an empty ``SLOT_TYPE_<N>`` is all ``auto``.
+
+``START``, ``RANK`` and ``SLOT_WEIGHT`` are taken from the configuration files; where the
+files do not set them, HTCondor's built-in defaults apply (``TRUE``, ``0``, ``Cpus``), not
+the seed's desktop policy that fairpool's parameter table gives the startd: the machines a
+dry run describes are dedicated ones, as in HTCondor's own regression tests.
 """
 
 from __future__ import annotations
@@ -93,15 +98,13 @@ def _slot_types(knobs: Knobs, total: dict[str, float]) -> list[_SlotType]:
         count = _number(knobs, f"NUM_SLOTS_TYPE_{number}")
         if not count:
             continue
-        if not text or not text.strip():
-            raise _fail(knobs, f"NUM_SLOTS_TYPE_{number}", f"SLOT_TYPE_{number} to be set")
+        share = (
+            _parse_type(knobs, f"SLOT_TYPE_{number}", text)
+            if text and text.strip()
+            else {r: "auto" for r in RESOURCES}  # an empty type: even shares (StaticSlots)
+        )
         types.append(
-            _SlotType(
-                number,
-                int(count),
-                _parse_type(knobs, f"SLOT_TYPE_{number}", text),
-                _flag(knobs, f"SLOT_TYPE_{number}_PARTITIONABLE"),
-            )
+            _SlotType(number, int(count), share, _flag(knobs, f"SLOT_TYPE_{number}_PARTITIONABLE"))
         )
     if types:
         return types
@@ -198,10 +201,10 @@ def _slot_ad(
             **{f"TotalSlot{r}": int(size[r]) for r in RESOURCES},
         }
     )
-    ad["START"] = _expression(knobs, "START", "TRUE")
+    ad["START"] = _policy(knobs, "START", "TRUE")
     ad["Requirements"] = Expr("START")
-    ad["Rank"] = _expression(knobs, "RANK", "0")
-    ad["SlotWeight"] = _expression(knobs, "SLOT_WEIGHT", "Cpus")
+    ad["Rank"] = _policy(knobs, "RANK", "0")
+    ad["SlotWeight"] = _policy(knobs, "SLOT_WEIGHT", "Cpus")
     if slot_type.partitionable:
         ad["NumDynamicSlots"] = 0
         if _flag(knobs, "CONSUMPTION_POLICY"):
@@ -222,6 +225,15 @@ def _expression(knobs: Knobs, name: str, default: str) -> Expr:
         return Expr(text)
     except ClassAdSyntaxError as err:
         raise _fail(knobs, name, f"a ClassAd expression ({err.message})") from err
+
+
+def _policy(knobs: Knobs, name: str, builtin: str) -> Expr:
+    """A policy knob the configuration files set, else HTCondor's built-in default: the
+    machines of a dry run are dedicated ones, not the seed's desktop policy."""
+    source, _ = knobs.where(name)
+    if source in (None, "<default>"):
+        return Expr(builtin)
+    return _expression(knobs, name, builtin)
 
 
 def _number(knobs: Knobs, name: str) -> float | None:
