@@ -225,7 +225,12 @@ class Startd(DrainMixin):
         used = {s.ad.get("DSlotId") for s in self.slots.values() if s.parent == pslot.name}
         number = next(n for n in range(1, len(used) + 2) if n not in used)
         mods = self.policy.modifiers if self.policy.modifiers else None
+        matched = pslot.state is State.MATCHED
+        if matched:  # carving checks the p-slot's own Requirements, False while Matched
+            self.publish_requirements(pslot)
         dslot_ad = carve(pslot.ad, request, self.now, number, mods) if fits else None
+        if matched:
+            pslot.ad["Requirements"] = False
         if dslot_ad is None:
             self.event(pslot, Trigger.CLAIM, ClassAd({"Requirements": False}))
             self.refusal = "the partitionable slot cannot be split for this request"
@@ -246,7 +251,9 @@ class Startd(DrainMixin):
         accepted = dslot.claim is not None and dslot.claim.request is request
         if not accepted and dslot.alive:
             self._delete(dslot)
-        return self._reply(dslot, accepted)
+        if accepted and matched:
+            self.take(pslot, "7", "the match went to a dynamic slot")
+        return self._reply(dslot if accepted else pslot, accepted)
 
     def activate(self, t: int, job: ClassAd | None = None, slot: str | None = None) -> Reply:
         """The schedd starts a job on a Claimed/Idle slot (T10)."""
