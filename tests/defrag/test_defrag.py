@@ -12,6 +12,7 @@ import pytest
 
 from fairpool.classad import ClassAd
 from fairpool.defrag import Defrag, DefragConfig, prorate, quota
+from fairpool.errors import ConfigError
 
 D = 19675 * 86400  # a UTC midnight
 HOUR = 3600
@@ -340,7 +341,7 @@ def test_defaults_and_bad_knobs():
         "FALSE",
     )
     assert DefragConfig.from_knobs({"DEFRAG_SCHEDULE": "Quick"}).schedule == "quick"
-    with pytest.raises(Exception, match="DEFRAG_DRAINING_SCHEDULE.*graceful, quick or fast"):
+    with pytest.raises(ConfigError, match=r"DEFRAG_DRAINING_SCHEDULE.*graceful, quick or fast"):
         DefragConfig.from_knobs({"DEFRAG_DRAINING_SCHEDULE": "slowly"})
-    with pytest.raises(Exception, match="DEFRAG_RANK"):
+    with pytest.raises(ConfigError, match="DEFRAG_RANK"):
         DefragConfig.from_knobs({"DEFRAG_RANK": "1 +"})
