@@ -83,6 +83,14 @@ class Config:
             strict=strict,
         ).strip()
 
+    def _expand_default(self, name: str) -> str | None:
+        default = lookup_param(name)
+        if default is None or default.default is None:
+            return None
+        return expand(
+            default.default, self.raw, rng=random.Random(self._seed), env=self._env, strict=False
+        ).strip()
+
     def where(self, name: str) -> tuple[str | None, int | None]:
         """The file and line that set the knob; ("<default>", None) for a table default."""
         entry = self._entries.get(name.upper())
@@ -122,7 +130,11 @@ class Config:
     # typed accessors
 
     def _value(self, name: str, expected: str) -> object:
+        """The knob evaluated; a knob set to nothing reads as its table default (HTCondor)."""
         text = self.get(name)
+        if text is not None and not text.strip():
+            param = lookup_param(name)
+            text = self._expand_default(name) if param and param.default else None
         if text is None or not text.strip():
             return None
         try:

@@ -2,12 +2,14 @@
 
 A line whose first non-blank character is ``#`` is a comment (a ``#`` later on a line is
 part of the value). A line ending in a backslash continues on the next one, whose leading
-blanks are dropped; a comment line inside is skipped, and ends the continued line unless
-it ends in a backslash itself. ``NAME @=tag`` starts a
-multi-line value that runs to the line ``@tag``; each of its lines is stripped and they are
-joined by newlines. Keywords (``include``, ``use``, ``if``/``elif``/``else``/``endif``,
-``error``, ``warning``) are recognised case-insensitively; other lines must be
-``NAME = value`` (or the obsolete ``NAME : value``). Every statement keeps its 1-based line.
+blanks are dropped. A comment line inside a continued line is skipped when it ends in a
+backslash itself (a commented-out list item); otherwise it ends the continued line and, as
+HTCondor's reader does, adds its last character to it (``A = a \\`` then ``# note`` gives
+``a e``). ``NAME @=tag`` starts a multi-line value that runs to the line ``@tag``; each of
+its lines is stripped, comment lines are dropped, and the rest are joined by newlines.
+Keywords (``include``, ``use``, ``if``/``elif``/``else``/``endif``, ``error``, ``warning``)
+are recognised case-insensitively; other lines must be ``NAME = value`` (or the obsolete
+``NAME : value``). Every statement keeps its 1-based line.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def _logical_lines(text: str, source: str) -> Iterator[tuple[int, str, list[str]
             if following.lstrip().startswith("#"):
                 if following.rstrip().endswith("\\"):
                     continue  # a commented-out item of a continued list
+                # HTCondor keeps the comment's last character and ends the line there.
+                line = line.rstrip()[:-1] + following.rstrip()[-1:]
                 break
             line = line.rstrip()[:-1] + following.lstrip()
         if line.rstrip().endswith("\\"):
@@ -60,7 +64,8 @@ def _logical_lines(text: str, source: str) -> Iterator[tuple[int, str, list[str]
         if block:
             tag, body = "@" + block.group(2), []
             while i < len(physical) and physical[i].strip() != tag:
-                body.append(physical[i].strip())
+                if not physical[i].lstrip().startswith("#"):
+                    body.append(physical[i].strip())
                 i += 1
             if i >= len(physical):
                 raise ConfigError(
