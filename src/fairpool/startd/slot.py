@@ -24,7 +24,13 @@ WITHIN_RESOURCE_LIMITS = Expr(
     "(TARGET.RequestGPUs is undefined || TARGET.RequestGPUs <= 0 || MY.GPUs >= TARGET.RequestGPUs)"
 )
 JOB_ATTRIBUTES = ("JobId", "JobStart", "LastPeriodicCheckpoint", "RetirementTimeRemaining")
-CLAIM_ATTRIBUTES = ("RemoteUser", "RemoteOwner", "AccountingGroup", *JOB_ATTRIBUTES)
+CLAIM_ATTRIBUTES = (
+    "RemoteUser",
+    "RemoteOwner",
+    "ClientMachine",
+    "AccountingGroup",
+    *JOB_ATTRIBUTES,
+)
 # A slot ad must not define these: START and RANK name them for the job (startd.md §1.5).
 JOB_ONLY = ("Owner", "ImageSize", "JobUniverse")
 
@@ -90,6 +96,8 @@ class Slot:
         user = claim.user()
         if user is not None:
             self.ad.update({"RemoteUser": user, "RemoteOwner": user})
+            client = claim.request.get("ClientMachine")
+            self.ad["ClientMachine"] = client if isinstance(client, str) else user.partition("@")[2]
         group = claim.request.get("AccountingGroup")
         if isinstance(group, str):
             self.ad["AccountingGroup"] = group

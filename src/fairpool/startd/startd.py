@@ -23,6 +23,7 @@ from ..classad import ClassAd
 from .drain import DrainMixin
 from .events import Reply
 from .guards import Context
+from .machine import machine_defaults
 from .partition import carve
 from .policy import StartdPolicy
 from .retirement import retirement_remaining
@@ -69,14 +70,10 @@ class Startd(DrainMixin):
         for name in list(ad):
             if name.lower() in _JOB_ONLY:
                 del ad[name]
-        host = ad.get("Machine") if isinstance(ad.get("Machine"), str) else "localhost"
-        name = ad.get("Name") if isinstance(ad.get("Name"), str) else f"slot{number}@{host}"
+        machine_defaults(ad, number, self.start)
+        name = str(ad["Name"])
         kind = Kind.PARTITIONABLE if ad.get("PartitionableSlot") is True else Kind.STATIC
-        ad.update({"Name": name, "SlotID": ad.get("SlotID", number), "SlotType": str(kind)})
-        ad.setdefault("LastBenchmark", 0)
-        for resource in ("Cpus", "Memory", "Disk"):
-            ad.setdefault(resource, 1)
-            ad.setdefault(f"TotalSlot{resource}", ad[resource])
+        ad["SlotType"] = str(kind)
         if kind is Kind.PARTITIONABLE:
             ad.setdefault("NumDynamicSlots", 0)
             ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
@@ -140,7 +137,7 @@ class Startd(DrainMixin):
         values = {k: v for k, v in self.inputs(t).items() if k.lower() not in _JOB_ONLY}
         for slot in self.slots.values():
             slot.ad.update(values)
-            slot.ad["CurrentTime"] = t
+            slot.ad.update({"CurrentTime": t, "LastHeardFrom": t})
 
     def _prepare(self, t: int) -> None:
         """Everything before an event at ``t``: earlier moments, then the timers of ``t``."""
