@@ -30,9 +30,7 @@ class Claim:
     last_checkpoint: int | None = None
     run_time: int = 0
     running_since: int | None = None
-    max_vacate: int = 0
     may_unretire: bool = True
-    retiring: bool = False
     preempt_was_true: bool = False
     evicted_by_draining: bool = False
 

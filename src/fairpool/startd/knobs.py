@@ -144,7 +144,6 @@ KNOBS: tuple[Knob, ...] = (
         )
         for r, q in (("Cpus", "1"), ("Memory", "128"), ("Disk", "1024"))
     ),
-    Knob("MUST_MODIFY_REQUEST_EXPRS", "bool", "False", "False", "no retry with the raw request"),
     Knob("DEFAULT_DRAINING_START_EXPR", "expr", None, None, "START while draining"),
     Knob("MATCHED_CHECKS_START", "bool", "True", "False", "DIV-1"),
     Knob("STALE_AD_IN_ENTER_ACTION", "bool", "True", "True", "DIV-10"),

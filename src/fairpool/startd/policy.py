@@ -64,7 +64,6 @@ class StartdPolicy:
     polling_interval: int = 5
     update_interval: int = 300
     claim_worklife: int | None = None
-    must_modify_request: bool = False
     modifiers: dict[str, Expr] = field(default_factory=dict)
     draining_start: Expr | None = None
 
@@ -90,7 +89,6 @@ class StartdPolicy:
             polling_interval=max(1, reader.value("POLLING_INTERVAL")),
             update_interval=max(1, reader.value("UPDATE_INTERVAL")),
             claim_worklife=reader.value("CLAIM_WORKLIFE"),
-            must_modify_request=reader.value("MUST_MODIFY_REQUEST_EXPRS"),
             modifiers={
                 f"Request{r}": reader.value(f"MODIFY_REQUEST_EXPR_REQUEST{r.upper()}")
                 for r in ("Cpus", "Memory", "Disk")

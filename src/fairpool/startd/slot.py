@@ -15,7 +15,7 @@ from ..classad import ClassAd, Expr
 from .claim import Claim
 from .states import Activity, State
 
-__all__ = ["JOB_ATTRIBUTES", "WITHIN_RESOURCE_LIMITS", "Kind", "Slot"]
+__all__ = ["JOB_ATTRIBUTES", "JOB_ONLY", "WITHIN_RESOURCE_LIMITS", "Kind", "Slot"]
 
 # startd.md §11: the resources a request must fit (custom resources: GPUs).
 WITHIN_RESOURCE_LIMITS = Expr(
@@ -32,7 +32,7 @@ CLAIM_ATTRIBUTES = (
     *JOB_ATTRIBUTES,
 )
 # A slot ad must not define these: START and RANK name them for the job (startd.md §1.5).
-JOB_ONLY = ("Owner", "ImageSize", "JobUniverse")
+JOB_ONLY = frozenset({"owner", "imagesize", "jobuniverse"})
 
 
 class Kind(StrEnum):
@@ -56,7 +56,6 @@ class Slot:
     claim: Claim | None = None
     preemptor: Claim | None = None
     cpu_busy_since: int | None = None
-    last_benchmark: int = 0
     timers: dict[str, int] = field(default_factory=dict)
     changes_made: int = 0
     alive: bool = True

@@ -27,14 +27,13 @@ from .machine import machine_defaults
 from .partition import carve
 from .policy import StartdPolicy
 from .retirement import retirement_remaining
-from .slot import WITHIN_RESOURCE_LIMITS, Kind, Slot
+from .slot import JOB_ONLY, WITHIN_RESOURCE_LIMITS, Kind, Slot
 from .states import Activity, State
 from .transitions import Trigger
 
 __all__ = ["Inputs", "Startd"]
 
 Inputs = Callable[[int], Mapping[str, object]]
-_JOB_ONLY = frozenset({"owner", "imagesize", "jobuniverse"})
 
 
 class Startd(DrainMixin):
@@ -68,7 +67,7 @@ class Startd(DrainMixin):
 
     def _add_slot(self, ad: ClassAd, number: int) -> Slot:
         for name in list(ad):
-            if name.lower() in _JOB_ONLY:
+            if name.lower() in JOB_ONLY:
                 del ad[name]
         machine_defaults(ad, number, self.start)
         name = str(ad["Name"])
@@ -134,7 +133,7 @@ class Startd(DrainMixin):
             raise ValueError(f"time went backwards: {t} < {self.now}")
         self.account(t)
         self.now = t
-        values = {k: v for k, v in self.inputs(t).items() if k.lower() not in _JOB_ONLY}
+        values = {k: v for k, v in self.inputs(t).items() if k.lower() not in JOB_ONLY}
         for slot in self.slots.values():
             slot.ad.update(values)
             slot.ad.update({"CurrentTime": t, "LastHeardFrom": t})
