@@ -13,12 +13,14 @@ from .configuration import Config
 from .load import ConfigHolder, load_config, parse_config_text
 from .macros import expand
 from .params import PARAMS, Param, lookup_param
+from .scoped import Scoped
 
 __all__ = [
     "PARAMS",
     "Config",
     "ConfigHolder",
     "Param",
+    "Scoped",
     "expand",
     "load_config",
     "lookup_param",

@@ -21,6 +21,8 @@ from .reader import Entry
 
 __all__ = ["Config"]
 
+_MACRO_NAME = re.compile(r"[A-Za-z0-9_.]+")
+
 
 class Config:
     """Knobs by case-insensitive name; satisfies negotiator.configure.Knobs."""
@@ -74,7 +76,7 @@ class Config:
             return None
         source, line = self.where(name)
         return expand(
-            raw,
+            f"$({name})" if _MACRO_NAME.fullmatch(name) else raw,  # the chain starts here
             self.raw,
             source=source,
             line=line,

@@ -103,9 +103,4 @@ def statements(text: str, source: str) -> Iterator[Statement]:
 
 def _is_keyword_line(keyword: str, rest: str) -> bool:
     """``if = 3`` assigns a knob named ``if``; ``if defined X`` is a keyword."""
-    stripped = rest.lstrip()
-    if stripped.startswith("="):
-        return False
-    if keyword in ("include", "use", "error", "warning"):
-        return stripped.startswith(":") or bool(re.match(r"[A-Za-z_]+\s*:", stripped))
-    return True
+    return not rest.lstrip().startswith("=")
