@@ -1,7 +1,7 @@
 """``fairpool config_val``: condor_config_val over fairpool's reading of a configuration.
 
 ``fairpool config_val NAME...`` prints each knob's expanded value (``Not defined: NAME``
-and exit 1 for one that is neither set nor in the parameter table); ``-verbose`` adds the
+and exit 1 for one that is empty, or neither set nor in the parameter table); ``-verbose`` adds the
 file and line that set it and its raw text; ``-dump [PATTERN]`` prints every knob the
 configuration sets (names containing PATTERN, case-insensitive), ``-dump -params`` the
 parameter table with defaults; ``-evaluate`` prints each value evaluated as a ClassAd
@@ -88,7 +88,7 @@ def config_val(
         missing = False
         for name in names:
             value = config.get(name)
-            if value is None:
+            if not value:  # set to nothing reads as unset, as in HTCondor
                 click.echo(f"Not defined: {name}", err=True)
                 missing = True
                 continue
