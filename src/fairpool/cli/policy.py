@@ -8,14 +8,13 @@ Reads the policy (HTCondor configuration syntax), a machine ad, a job ad and a t
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import click
 
 from ..classad import ClassAd, parse_ad
-from ..errors import ConfigError, FairpoolError
-from ..startd.knobs import SEED_POLICY
+from ..config import load_config
+from ..errors import FairpoolError
 from ..startd.policy import Knobs, StartdPolicy
 from ..startd.profile import PROFILES
 from ..startd.startd import Startd
@@ -26,66 +25,9 @@ __all__ = ["load_knobs", "policy"]
 
 
 def load_knobs(path: str) -> Knobs:
-    """The configuration in ``path``; switch to ``fairpool.config.load_config`` here."""
-    return _PlainConfig(Path(path).read_text(), path)
-
-
-class _PlainConfig:
-    """Stand-in until ``fairpool.config`` lands: ``NAME = value`` lines (``\\`` joins
-    lines, ``#`` comments) and ``$(NAME)`` expanded textually at lookup; a name's own
-    ``$(NAME)`` is its previous definition (the seed's default when there is none)."""
-
-    def __init__(self, text: str, source: str) -> None:
-        self.source = source
-        self.history: dict[str, list[tuple[str, int]]] = {}
-        for number, line in self._lines(text):
-            name, sep, value = line.partition("=")
-            if not sep or not name.strip().replace(".", "_").isidentifier():
-                raise ConfigError(f"expected NAME = value, not {line!r}", source, number)
-            self.history.setdefault(name.strip().lower(), []).append((value.strip(), number))
-
-    @staticmethod
-    def _lines(text: str) -> list[tuple[int, str]]:
-        out: list[tuple[int, str]] = []
-        pending, start = "", 0
-        for number, raw in enumerate(text.splitlines(), 1):
-            line = raw.split("#", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
-            start = start or number
-            if line.endswith("\\"):
-                pending += line[:-1] + " "
-                continue
-            if (pending + line).strip():
-                out.append((start, (pending + line).strip()))
-            pending, start = "", 0
-        return out
-
-    def get(self, name: str) -> str | None:
-        versions = self.history.get(name.lower())
-        return self._expand(name.lower(), len(versions) - 1, 0) if versions else None
-
-    def where(self, name: str) -> tuple[str | None, int | None]:
-        versions = self.history.get(name.lower())
-        return (self.source, versions[-1][1]) if versions else (None, None)
-
-    def _expand(self, name: str, version: int, depth: int) -> str:
-        if depth > 50:
-            raise ConfigError(f"{name}: macros nest too deeply", self.source, None, name)
-        text = self.history[name][version][0] if version >= 0 else _seed_default(name)
-        return _MACRO.sub(lambda m: self._macro(m.group(1).lower(), name, version, depth), text)
-
-    def _macro(self, other: str, name: str, version: int, depth: int) -> str:
-        if other == name:
-            return self._expand(name, version - 1, depth + 1)
-        if other in self.history:
-            return self._expand(other, len(self.history[other]) - 1, depth + 1)
-        return _seed_default(other)
-
-
-_MACRO = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)")
-
-
-def _seed_default(name: str) -> str:
-    return next((text for knob, text in SEED_POLICY.items() if knob.lower() == name), "")
+    """The configuration in ``path`` (HTCondor's language; unset knobs take the table's
+    defaults, which are the seed's default policy)."""
+    return load_config(path)
 
 
 def _clock(t: int) -> str:
