@@ -271,3 +271,36 @@ def test_mt16_benchmarks_at_the_next_pass():
     assert s.ad["LastBenchmark"] == 400
     s.advance(1200)
     assert changes(s)[-1] == (400, U)
+
+
+@pytest.mark.parametrize(
+    ("how", "expected"),
+    [
+        # graceful: MJRT 3600 is honoured: 3600 - (t - 1000) <= 600 first at 4000.
+        ("graceful", [(2000, CR), (4000, PV)]),
+        # quick: retirement is not honoured (the vacate time is): Vacating at once; the
+        # job ignores SIGTERM: hard kill at 2000 + 600, SIGKILL 30 s later; then the slot
+        # drains (Owner -> Unclaimed -> Drained/Retiring -> Drained/Idle).
+        ("quick", [(2000, CR), (2000, PV), (2630, OWN), (2630, U), (2630, DR), (2630, DI)]),
+        # fast: every claim is killed: SIGKILL after KILLING_TIMEOUT (30 s).
+        ("fast", [(2000, PK), (2030, OWN), (2030, U), (2030, DR), (2030, DI)]),
+    ],
+)
+def test_drain_schedules_on_a_busy_slot(how, expected):
+    _, seen = run(
+        [*BUSY_VAN, (2000, "drain", how)], 4000, {"MaxJobRetirementTime": "3600"}, None, MODERN
+    )
+    assert since(seen, 2000) == expected
+
+
+def test_draining_unclaimed_time_and_refusals():
+    s = startd(profile=MODERN)
+    assert s.drain(100, "graceful").accepted
+    assert s.drain(200, "quick").reason == "Draining already in progress"
+    s.advance(900)
+    # Drained (1 cpu) from 100 to the pass at 900 that publishes it: 800 cpu-seconds.
+    assert s.ad["TotalMachineDrainingUnclaimedTime"] == 800
+    assert (s.ad["Draining"], s.ad["DrainReason"]) == (True, "by command")
+    assert s.cancel_drain(1000).accepted
+    assert "Draining" not in s.ad
+    assert not s.drain(1100, "graceful", check=Expr("Cpus > 1")).accepted
