@@ -1,12 +1,17 @@
 """The ``$F<letters>(path)`` macro functions: parts of a file name.
 
-Letters, as HTCondor documents and its configuration reader behaves: ``p`` the directory
-with its trailing slash, ``d`` the last directory name with its slash, ``n`` the name
-without extension, ``x`` the extension with its dot, ``f`` the whole path (relative
-paths stay relative), ``b`` drops a trailing slash from the result, ``q`` puts the result
-in double quotes, ``u`` turns backslashes into slashes and ``w`` slashes into backslashes;
-``a`` is accepted and changes nothing. Several of ``p``, ``d``, ``n`` and ``x`` join the
-parts in path order (``$Fnx`` is the file name); none of them means the whole path.
+The parts of ``/a/b/c.txt``: ``p`` the directory ``/a/b/``, ``d`` its last name ``b/``,
+``n`` the name without extension ``c``, ``x`` the extension ``.txt`` (a name starting with
+a dot has none). Several letters give the span from the first chosen part that is not
+empty (``d`` before ``p``) to the end of the last chosen one: ``$Fnx`` is ``c.txt``,
+``$Fpx`` the whole path, ``$Fdnx`` ``b/c.txt``, and ``$Fpx(f.e)`` is ``.e``; no part letter
+gives the whole path. ``b`` drops the trailing slash when neither ``n`` nor ``x`` is chosen,
+``q`` puts the result in double quotes, ``u`` turns backslashes into slashes and ``w``
+slashes into backslashes; ``f`` and ``a`` change nothing here. Only ``/`` separates
+directories, as in HTCondor on Unix. As HTCondor, ``$Fqp`` of a path with no directory
+gives a single ``"``. Left different, all around quoting an empty part: HTCondor's ``$Fqn``
+of ``d/`` and ``$Fqd`` of an empty path are a single ``"``, and its ``$Fqn(.hidden)`` is
+``""``; fairpool gives ``""``, ``""`` and ``".hidden"``.
 """
 
 from __future__ import annotations
@@ -14,28 +19,37 @@ from __future__ import annotations
 __all__ = ["filename_parts"]
 
 
-def _split(path: str) -> tuple[str, str, str, str]:
-    """Directory (with slash), last directory (with slash), stem and extension."""
-    cut = max(path.rfind("/"), path.rfind("\\")) + 1
-    directory, name = path[:cut], path[cut:]
-    inner = directory[:-1]
-    last = inner[max(inner.rfind("/"), inner.rfind("\\")) + 1 :] + directory[-1:]
-    dot = name.rfind(".")
-    stem, ext = (name[:dot], name[dot:]) if dot > 0 else (name, "")
-    return directory, last, stem, ext
+def _bounds(path: str) -> tuple[int, int, int]:
+    """Where the last directory name, the file name and the extension start."""
+    name_start = path.rfind("/") + 1
+    last_dir = path.rfind("/", 0, name_start - 1) + 1 if name_start else 0
+    dot = path.rfind(".", name_start)
+    ext_start = dot if dot > name_start else len(path)
+    return last_dir, name_start, ext_start
 
 
 def filename_parts(letters: str, path: str) -> str:
     """``$F<letters>(path)``, with ``path`` already expanded."""
     letters = letters.lower()
-    directory, last, stem, ext = _split(path)
-    chosen = {"p": directory, "d": last, "n": stem, "x": ext}
-    picked = [chosen[c] for c in "pdnx" if c in letters]
-    if "p" in letters and "d" in letters:
-        picked.pop(1)  # the directory already ends with its last name
-    result = "".join(picked) if picked else path
-    if "b" in letters and result[-1:] in ("/", "\\"):
-        result = result[:-1]
+    last_dir, name_start, ext_start = _bounds(path)
+    spans = {
+        "d": (last_dir, name_start),
+        "p": (0, name_start),
+        "n": (name_start, ext_start),
+        "x": (ext_start, len(path)),
+    }
+    chosen = [c for c in "dpnx" if c in letters]
+    if not chosen:
+        result = path
+    else:
+        # The span starts at the first chosen part that is not empty.
+        start = next((spans[c][0] for c in chosen if spans[c][0] < spans[c][1]), len(path))
+        end = spans[chosen[-1] if chosen[-1] != "p" or "d" not in chosen else "d"][1]
+        result = path[start:end]
+        if "b" in letters and not {"n", "x"} & set(chosen) and result.endswith("/"):
+            result = result[:-1]
+        if "q" in letters and not result and "p" in chosen:
+            return '"'  # how HTCondor quotes an empty directory
     if "u" in letters:
         result = result.replace("\\", "/")
     if "w" in letters:

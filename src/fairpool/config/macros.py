@@ -230,7 +230,8 @@ def _substr(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
     parts = [p.strip() for p in args.split(",")]
     if len(parts) not in (2, 3):
         raise ex.error(f"$SUBSTR({args}): expected a macro, a start and an optional length")
-    text = ex.value_of(parts[0], chain)
+    defined = not _NAME.fullmatch(parts[0]) or ex.lookup(parts[0]) is not None
+    text = ex.value_of(parts[0], chain) if defined else ""  # an undefined macro is empty
     start, *length = _integers(ex, "SUBSTR", parts[1:])
     if start < 0:
         start = max(0, len(text) + start)
