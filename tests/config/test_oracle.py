@@ -138,6 +138,27 @@ def test_file_name_functions_as_htcondor(oracle, tmp_path: Path) -> None:
     assert {n: config.get(n) for n in cases if config.get(n) != theirs[n]} == {}
 
 
+NUMBERS = ["1", "2.7", "-2.7", "60*60", "true", "1e3", "7/2", "7.0/2", "0.1", "1e20", "-0"]
+NUMBERS += ["+5", ".5", "5.", "3"]
+FORMS = ["$INT(N)", "$INT(N,%05d)", "$INT(N,%x)", "$INT(N,%g)", "$INT(N,%5.1f)", "$REAL(N)"]
+FORMS += ["$REAL(N,%.3f)", "$REAL(N,%g)", "$REAL(N,%.2g)", "$REAL(N,%e)", "$REAL(N,%.0f)"]
+FORMS += ["$STRING(N)", "$CHOICE(1,a,b,c)", "$SUBSTR(N,1,2)", "$ENV(NO_SUCH_VARIABLE_X)"]
+
+
+def test_number_and_string_functions_as_htcondor(oracle, tmp_path: Path) -> None:
+    lines, cases = [], []
+    for i, number in enumerate(NUMBERS):
+        lines.append(f"N{i} = {number}")
+        for j, form in enumerate(FORMS):
+            cases.append(f"R{i}_{j}")
+            lines.append(f"R{i}_{j} = [{form.replace('N', f'N{i}', 1)}]")
+    path = tmp_path / "n.config"
+    path.write_text("\n".join(lines) + "\n")
+    config = load_config(path, env={})
+    theirs = oracle.read(path, cases)
+    assert {n: (config.get(n), theirs[n]) for n in cases if config.get(n) != theirs[n]} == {}
+
+
 NAMES = ["K0", "K1", "K2", "K3", "K4"]
 FUNCTIONS = ["$STRING(X)", "$SUBSTR(X,1)", "$SUBSTR(X,-2,1)", "$Fnx(X)", "$Fpd(X)", "$Fq(X)"]
 

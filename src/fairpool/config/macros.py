@@ -38,6 +38,7 @@ __all__ = ["UndefinedMacroError", "expand"]
 _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")
 _FILE_FUNCTION = re.compile(r"F[A-Za-z]+")
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 Function = Callable[[str], str]
 
@@ -155,7 +156,10 @@ class _Expander:
         arg, _, fmt = args.partition(",")
         text = self.value_of(arg.strip(), chain)
         try:
-            value = Expr(text).eval(now=0) if text.strip() else None
+            if _NUMBER.fullmatch(text.strip()):  # read as C reads it: "-0" stays negative
+                value = float(text) if fname == "REAL" else int(float(text))
+            else:
+                value = Expr(text).eval(now=0) if text.strip() else None
         except ClassAdSyntaxError:
             value = None
         if type(value) is bool:
@@ -172,7 +176,10 @@ def _int(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
 
 def _real(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
     value, fmt = ex.number("REAL", args, chain)
-    return _format(ex, "REAL", float(value), fmt or "%.16G")  # type: ignore[arg-type]
+    if fmt is None:
+        return _format(ex, "REAL", float(value), "%.16G")  # type: ignore[arg-type]
+    text = _format(ex, "REAL", float(value), fmt)  # type: ignore[arg-type]
+    return text if "." in text else text + ".0"  # HTCondor marks a given format's reals
 
 
 def _format(ex: _Expander, fname: str, value: float, fmt: str) -> str:
