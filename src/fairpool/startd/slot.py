@@ -29,6 +29,7 @@ CLAIM_ATTRIBUTES = (
     "RemoteOwner",
     "ClientMachine",
     "AccountingGroup",
+    "AcceptedWhileDraining",
     *JOB_ATTRIBUTES,
 )
 # A slot ad must not define these: START and RANK name them for the job (startd.md §1.5).
@@ -92,6 +93,7 @@ class Slot:
             self._drop(CLAIM_ATTRIBUTES)
             return
         self.ad["CurrentRank"] = claim.rank
+        self.ad["AcceptedWhileDraining"] = claim.accepted_while_draining
         user = claim.user()
         if user is not None:
             self.ad.update({"RemoteUser": user, "RemoteOwner": user})
