@@ -143,3 +143,81 @@ def test_bad_config_line(tmp_path):
 def test_policy_help():
     result = CliRunner().invoke(main, ["policy", "trace", "--help"])
     assert result.exit_code == 0 and "--timeline" in result.output
+
+
+def test_same_trace_across_hash_seeds(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for seed in ("0", "12345"):
+        out = tmp_path / f"trace{seed}.json"
+        args = [
+            sys.executable,
+            "-m",
+            "fairpool.cli",
+            "policy",
+            "trace",
+            "--machine",
+            str(DATA / "desktop.ad"),
+            "--job",
+            str(DATA / "vanilla_job.ad"),
+            "--timeline",
+            str(DATA / "desktop_day.csv"),
+            "--json",
+            str(out),
+        ]
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run(args, check=True, env=env, capture_output=True)
+        outputs.append(out.read_text())
+    assert outputs[0] == outputs[1]
+    assert len(json.loads(outputs[0])["changes"]) == len(DAY)
+
+
+def test_bad_machine_ad(tmp_path):
+    bad = tmp_path / "m.ad"
+    bad.write_text("[Name = ")
+    result = CliRunner().invoke(
+        main,
+        ["policy", "trace", "--machine", str(bad), "--timeline", str(DATA / "desktop_day.csv")],
+    )
+    assert result.exit_code != 0
+    # file:line:column on the first line, then the caret display of parse errors
+    assert result.output.splitlines()[0].startswith(f"fairpool: error: {bad}:1:9: ")
+
+
+def test_two_slot_machine(tmp_path):
+    machine = tmp_path / "two.ad"
+    machine.write_text('[Name = "slot1@m"; Cpus = 1]\n[Name = "slot2@m"; Cpus = 1]\n')
+    timeline = tmp_path / "t.csv"
+    timeline.write_text("time,event,value\n00:10,keyboard,touch\n")
+    out = tmp_path / "o.json"
+    result = CliRunner().invoke(
+        main,
+        [
+            "policy",
+            "trace",
+            "--machine",
+            str(machine),
+            "--timeline",
+            str(timeline),
+            "--until",
+            "01:00",
+            "--json",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    # Both slots see the same keyboard: Unclaimed at 0, Owner at 00:10 (KeyboardIdle 0),
+    # back at the first 300-s pass with KeyboardIdle > 900: 00:30 (1200 s).
+    seen = [(c["time"], c["slot"], c["to"][0]) for c in json.loads(out.read_text())["changes"]]
+    assert seen == [
+        (t, slot, state)
+        for t, state in (
+            ("00:00:00", "Unclaimed"),
+            ("00:10:00", "Owner"),
+            ("00:30:00", "Unclaimed"),
+        )
+        for slot in ("slot1@m", "slot2@m")
+    ]

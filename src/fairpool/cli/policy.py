@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from ..classad import ClassAd, parse_ad
+from ..classad import ClassAd, parse_ad, parse_ads
 from ..config import load_config
 from ..errors import FairpoolError
 from ..startd.policy import Knobs, StartdPolicy
@@ -36,13 +36,19 @@ def _clock(t: int) -> str:
     return f"d{day} {text}" if day else text
 
 
-def _ad(path: str, what: str) -> ClassAd:
+def _ads(path: str, what: str) -> list[ClassAd]:
+    """The ads in ``path`` (old or new ClassAd syntax); a job file holds one ad, a machine
+    file one ad per slot."""
     try:
-        return parse_ad(Path(path).read_text(), name=path)
+        text = Path(path).read_text()
+        ads = list(parse_ads(text, name=path)) if what == "machine" else [parse_ad(text, name=path)]
     except FairpoolError:
         raise
     except (OSError, ValueError) as err:
         raise click.BadParameter(f"{path}: cannot read the {what} ad: {err}") from None
+    if not ads:
+        raise click.BadParameter(f"{path}: expected at least one {what} ad")
+    return ads
 
 
 def run_trace(startd: Startd, timeline: Timeline, job: ClassAd, until: int) -> list[str]:
@@ -114,8 +120,8 @@ def trace(
     try:
         knobs = load_knobs(config_path) if config_path else None
         chosen = StartdPolicy.from_knobs(knobs, PROFILES[profile.upper()])
-        machine = _ad(machine_path, "machine") if machine_path else None
-        job = _ad(job_path, "job") if job_path else ClassAd({"Owner": "nobody"})
+        machine = _ads(machine_path, "machine") if machine_path else None
+        job = _ads(job_path, "job")[0] if job_path else ClassAd({"Owner": "nobody"})
         timeline = parse_timeline(Path(timeline_path).read_text(), timeline_path)
         until = parse_time(until_text) if until_text else timeline.end
         startd = Startd(chosen, machine, timeline.inputs)
