@@ -89,3 +89,11 @@ def test_reload_reads_the_files_again(tmp_path: Path) -> None:
     first = load_config(path, env={})
     path.write_text("A = 2\n")
     assert first.reload().get("A") == "2" and first.get("A") == "1"
+
+
+def test_conditions_and_includes_follow_the_strictness(tmp_path: Path) -> None:
+    text = "if $(UNSET_FLAG)\nA = 1\nelse\nA = 2\nendif\n"
+    with pytest.raises(ConfigError, match="UNSET_FLAG") as caught:
+        parse_config_text(text, "c.config", env={})
+    assert caught.value.line == 1
+    assert parse_config_text(text, "c.config", env={}, strict=False).get("A") == "2"

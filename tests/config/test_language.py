@@ -166,3 +166,10 @@ def test_scoped_view_for_a_named_negotiator() -> None:
     assert Scoped(config, "NEGOTIATOR").get("NEGOTIATOR_SLOT_CONSTRAINT") == "A"
     assert Scoped(config, "ALLOC").where("NEGOTIATOR_SLOT_CONSTRAINT") == ("t.config", 2)
     assert Scoped(config, "ALLOC").names() == ["NEGOTIATOR_SLOT_CONSTRAINT", "X.Y_LIMIT"]
+
+
+def test_macros_in_knob_names_and_warning_lines() -> None:
+    config = cfg("G = phys\nGROUP_QUOTA_$(G) = 10\nwarning : check $(G)\n")
+    assert config.get("GROUP_QUOTA_phys") == "10"
+    assert config.names() == ["G", "GROUP_QUOTA_phys"]
+    assert config.warnings == ["t.config:3: check phys"]

@@ -118,7 +118,7 @@ def load_config(
         files = [paths]
     else:
         files = list(paths)
-    reader = Reader(env=environment, facts=host_facts(), seed=seed)
+    reader = Reader(env=environment, facts=host_facts(), seed=seed, strict=strict)
     for file in files:
         reader.read_file(file)
     _read_locals(reader, _build(reader, None, False))
@@ -136,7 +136,7 @@ def parse_config_text(
 ) -> Config:
     """A configuration from text (no local files, no ``_CONDOR_`` variables)."""
     environment = dict(os.environ if env is None else env)
-    reader = Reader(env=environment, facts=host_facts(), seed=seed)
+    reader = Reader(env=environment, facts=host_facts(), seed=seed, strict=strict)
     reader.read_text(text, source)
     again = lambda: parse_config_text(text, source, env=env, seed=seed, strict=strict)  # noqa: E731
     return _build(reader, again, strict)

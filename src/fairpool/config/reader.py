@@ -56,6 +56,7 @@ class Reader:
     env: Mapping[str, str]
     facts: Mapping[str, str]
     seed: int = 0
+    strict: bool = True
     entries: dict[str, Entry] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -78,6 +79,7 @@ class Reader:
             line=line,
             rng=random.Random(f"{self.seed}:{source}:{line}"),
             env=self.env,
+            strict=self.strict,
         )
 
     def read_file(self, path: str | Path, depth: int = 0, *, must_exist: bool = True) -> None:
