@@ -177,3 +177,33 @@ def test_periodic_checkpoint(size, since, expected) -> None:
     last = None if since is None else T - since
     ad = machine(ImageSize=size, LastPeriodicCheckpoint=last)
     assert value(ad, "PERIODIC_CHECKPOINT") == expected
+
+
+COLTRANE = parse_config_text(
+    "use POLICY : SEED_DEFAULT\n"
+    'START    = ($(START)) || Owner == "coltrane"\n'
+    'SUSPEND  = ($(SUSPEND)) && Owner != "coltrane"\n'
+    "CONTINUE = $(CONTINUE)\n"
+    'PREEMPT  = ($(PREEMPT)) && Owner != "coltrane"\n'
+    "KILL     = $(KILL)\n",
+    "coltrane.config",
+    env={},
+)
+
+
+def test_seed_example_a_extends_the_default_by_self_reference() -> None:
+    """startd.md §10.4 (a): locally START is T or U, never F; coltrane is never evicted."""
+    assert COLTRANE.get("START") == f'({CONFIG.get("START")}) || Owner == "coltrane"'
+    assert COLTRANE.get("KILL") == CONFIG.get("KILL")
+    ad = machine(KeyboardIdle=34, State="Unclaimed")
+    for knob in ("START", "SUSPEND", "PREEMPT"):
+        ad[knob] = COLTRANE.get_expr(knob)
+    assert value(ad, "START") == "U" and value(ad, "IsOwner") is False
+    busy = {"Activity": "Busy", "KeyboardIdle": 10, "JobStart": T - 5000}
+    for name, attribute in busy.items():
+        ad[name] = attribute
+    coltrane = {**STD_BIG, "Owner": "coltrane"}
+    mccoy = {**STD_BIG, "Owner": "mccoy"}
+    assert value(ad, "START", coltrane) is True
+    assert value(ad, "SUSPEND", coltrane) is False and value(ad, "PREEMPT", coltrane) is False
+    assert value(ad, "SUSPEND", mccoy) is True and value(ad, "PREEMPT", mccoy) is True
