@@ -82,3 +82,11 @@ def test_bad_configuration_is_one_clear_line(tmp_path: Path) -> None:
 def test_help_text() -> None:
     result = run("--help")
     assert result.exit_code == 0 and "condor_config_val" in result.output
+
+
+def test_parameter_table_needs_no_configuration(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["config_val", "-dump", "-params", "PRIORITY_"], env={"CONDOR_CONFIG": ""}
+    )
+    lines = result.output.splitlines()
+    assert result.exit_code == 0 and "PRIORITY_HALFLIFE = 86400" in lines

@@ -97,3 +97,13 @@ def test_conditions_and_includes_follow_the_strictness(tmp_path: Path) -> None:
         parse_config_text(text, "c.config", env={})
     assert caught.value.line == 1
     assert parse_config_text(text, "c.config", env={}, strict=False).get("A") == "2"
+
+
+def test_missing_local_config_file_names_the_knob(tmp_path: Path) -> None:
+    main = tmp_path / "condor_config"
+    main.write_text(f"A = 1\nLOCAL_CONFIG_FILE = {tmp_path}/missing.local\n")
+    with pytest.raises(ConfigError, match=r"LOCAL_CONFIG_FILE names .*missing\.local") as caught:
+        load_config(main, env={})
+    assert (caught.value.source, caught.value.line) == (str(main), 2)
+    main.write_text(main.read_text() + "REQUIRE_LOCAL_CONFIG_FILE = False\n")
+    assert load_config(main, env={}).get("A") == "1"

@@ -18,17 +18,19 @@ import click
 
 from ..classad import ClassAdSyntaxError, Expr
 from ..classad.unparse import unparse_value
-from ..config import PARAMS, Config, load_config
+from ..config import PARAMS, Config, load_config, parse_config_text
 from ..errors import ConfigError
 from .errors import fail
 
 __all__ = ["config_val"]
 
 
-def _load(files: Sequence[str], lenient: bool) -> Config:
+def _load(files: Sequence[str], lenient: bool, table_only: bool) -> Config:
     try:
         return load_config(list(files) or None, strict=not lenient)
     except ConfigError as err:
+        if table_only and not files and err.source == "<environment>":
+            return parse_config_text("", "<none>")  # the table needs no configuration
         fail(str(err))
 
 
@@ -77,7 +79,7 @@ def config_val(
     lenient: bool,
 ) -> None:
     """Print configuration knobs as condor_config_val does."""
-    config = _load(files, lenient)
+    config = _load(files, lenient, dump and params)
     try:
         if dump:
             for pattern in names or (None,):

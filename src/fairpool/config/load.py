@@ -74,7 +74,16 @@ def _read_locals(reader: Reader, config: Config) -> None:
                         reader.read_file(item)
     required = config.get_bool("REQUIRE_LOCAL_CONFIG_FILE", True)
     for file in config.get_list("LOCAL_CONFIG_FILE"):
-        reader.read_file(file, must_exist=bool(required))
+        if required and not Path(file).exists():
+            source, line = config.where("LOCAL_CONFIG_FILE")
+            raise ConfigError(
+                f"LOCAL_CONFIG_FILE names {file}, which does not exist "
+                "(REQUIRE_LOCAL_CONFIG_FILE = False skips missing ones)",
+                source,
+                line,
+                "LOCAL_CONFIG_FILE",
+            )
+        reader.read_file(file, must_exist=False)
 
 
 def _build(reader: Reader, reload: object, strict: bool) -> Config:
