@@ -65,6 +65,8 @@ def test_defrag_text_defaults() -> None:
 def test_every_row_is_well_formed_and_its_default_reads_as_its_type() -> None:
     for key, param in PARAMS.items():
         assert key == param.name.upper() and param.type in TYPES and param.doc
+        value = EMPTY.get(param.name)  # every default expands, strictly
+        assert (value is None) == (param.default is None), key
         if not param.default:
             continue
         if param.type == "bool":

@@ -289,7 +289,7 @@ _COLLECTOR = [
     ("POOL_HISTORY_MAX_STORAGE", "int", "10000000", "bytes of pool history kept"),
     ("POOL_HISTORY_SAMPLING_INTERVAL", "int", "60", "seconds between history samples"),
     ("CONDOR_HOST", "string", None, "the central manager's host"),
-    ("COLLECTOR_HOST", "list", "$(CONDOR_HOST)", "the collectors"),
+    ("COLLECTOR_HOST", "list", "$(CONDOR_HOST:)", "the collectors"),
     ("DAEMON_LIST", "list", "MASTER", "daemons the master runs"),
 ]
 
