@@ -21,9 +21,9 @@ import numpy as np
 from ..values import ERROR, UNDEFINED, Error, ascii_lower
 
 __all__ = [
+    "INT",
     "B",
     "E",
-    "I",
     "R",
     "S",
     "StringTable",
@@ -39,7 +39,7 @@ __all__ = [
     "vec_of",
 ]
 
-U, E, B, I, R, S, X = range(7)  # undefined, error, boolean, integer, real, string, other
+U, E, B, INT, R, S, X = range(7)  # undefined, error, boolean, integer, real, string, other
 _I64, _F64, _TAG = np.int64, np.float64, np.int8
 
 
@@ -102,7 +102,7 @@ def cell_of(value: Any, strings: StringTable) -> tuple[int, int, float, Any]:
     if t is bool:
         return B, int(value), 0.0, None
     if t is int:
-        return I, value, 0.0, None
+        return INT, value, 0.0, None
     if t is float:
         return R, 0, value, None
     if t is str:
@@ -148,7 +148,7 @@ def value_at(value: Any, k: int, strings: StringTable) -> Any:
     t = value.tag[k]
     if t == B:
         return bool(value.i[k])
-    if t == I:
+    if t == INT:
         return int(value.i[k])
     if t == R:
         return float(value.f[k])

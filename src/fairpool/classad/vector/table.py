@@ -1,0 +1,113 @@
+"""Slot ads as columns: one ``Column`` per attribute name, built when first read.
+
+A column keeps, for every row, the expression the ad holds under that name (or None),
+the constant cells of the rows whose expression is a literal, and for the other rows the
+group of rows that share one expression object (ads read from files share the parsed
+``Expr`` of equal text, so a pool's few START expressions make a few groups, each
+evaluated once over its rows). ``sync`` takes a new list of ads and re-encodes only the
+cells whose expression changed, so columns carry over from one cycle to the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..ad import ClassAd, Expr
+from ..scope import NOT_CONST
+from .cells import StringTable, U, Vec, X, cell_of
+
+__all__ = ["Column", "SlotColumns"]
+
+
+class Column:
+    """One attribute across all rows."""
+
+    def __init__(self, exprs: list[Expr | None], strings: StringTable) -> None:
+        n = len(exprs)
+        self.exprs = exprs
+        self.cells = Vec(np.full(n, U, np.int8), np.zeros(n, np.int64), np.zeros(n), None)
+        self.present = np.zeros(n, bool)
+        self.group = np.full(n, -1, np.int32)  # -1: a constant or no attribute
+        self.groups: list[Expr] = []
+        self._group_ids: dict[int, int] = {}
+        for row, expr in enumerate(exprs):
+            self._encode(row, expr, strings)
+
+    def _encode(self, row: int, expr: Expr | None, strings: StringTable) -> None:
+        self.present[row] = expr is not None
+        self.group[row] = -1
+        cells = self.cells
+        cells.tag[row], cells.i[row], cells.f[row] = U, 0, 0.0
+        if expr is None:
+            return
+        if expr.const is NOT_CONST:
+            group = self._group_ids.get(id(expr))
+            if group is None:
+                group = self._group_ids[id(expr)] = len(self.groups)
+                self.groups.append(expr)
+            self.group[row] = group
+            return
+        tag, i, f, x = cell_of(expr.const, strings)
+        cells.tag[row], cells.i[row], cells.f[row] = tag, i, f
+        if tag == X:
+            if cells.x is None:
+                cells.x = np.empty(len(cells.tag), object)
+            cells.x[row] = x
+
+    def update(self, row: int, expr: Expr | None, strings: StringTable) -> bool:
+        """Re-encode one row if its expression changed; True when it did."""
+        if self.exprs[row] is expr:
+            return False
+        self.exprs[row] = expr
+        self._encode(row, expr, strings)
+        return True
+
+    def rows_by_group(self, rows: np.ndarray) -> list[tuple[Expr, np.ndarray]]:
+        """The positions (into ``rows``) of each expression group, in group order."""
+        groups = self.group[rows]
+        found = np.unique(groups[groups >= 0])
+        return [(self.groups[g], np.flatnonzero(groups == g)) for g in found]
+
+
+class SlotColumns:
+    """A list of slot ads read column by column (see the module docstring)."""
+
+    def __init__(self, ads: Sequence[ClassAd]) -> None:
+        self.ads = list(ads)
+        self.strings = StringTable()
+        self.columns: dict[str, Column] = {}
+        self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
+
+    def __len__(self) -> int:
+        return len(self.ads)
+
+    def column(self, lname: str) -> Column:
+        """The column of attribute ``lname`` (lower-case), built on first use."""
+        column = self.columns.get(lname)
+        if column is None:
+            exprs = [ad._exprs.get(lname) for ad in self.ads]
+            column = self.columns[lname] = Column(exprs, self.strings)
+        return column
+
+    def sync(self, ads: Sequence[ClassAd]) -> int:
+        """Follow a new list of ads; returns how many cells changed. Rows are positions:
+        a list of another length starts afresh."""
+        if len(ads) != len(self.ads):
+            self.__init__(ads)  # type: ignore[misc]
+            return len(ads) * max(1, len(self.columns))
+        self.ads = list(ads)
+        self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
+        changed = 0
+        for lname, column in self.columns.items():
+            for row, ad in enumerate(self.ads):
+                changed += column.update(row, ad._exprs.get(lname), self.strings)
+        return changed
+
+    def refresh(self, row: int) -> None:
+        """Re-read one row after its ad changed in place."""
+        ad = self.ads[row]
+        self.nested[row] = ad.parent is not None
+        for lname, column in self.columns.items():
+            column.update(row, ad._exprs.get(lname), self.strings)
