@@ -6,6 +6,7 @@ from cycles import PARAMS
 from fairpool.classad import Expr
 from fairpool.config import parse_config_text
 from fairpool.errors import ConfigError
+from fairpool.negotiator import DEFAULTS
 from fairpool.negotiator.concurrency import LimitConfig
 from fairpool.negotiator.configure import accountant_policy, negotiator_params
 from fairpool.negotiator.groups import GroupConfig
@@ -123,3 +124,8 @@ def test_parameters_written_as_configuration_read_back_the_same(params):
     """knob_text (how the scenario tests drive ``fairpool negotiate``) and configure.py are
     inverses, through HTCondor's configuration language as fairpool.config reads it."""
     assert negotiator_params(parse_config_text(knob_text(params), "round-trip")) == params
+
+
+def test_an_empty_configuration_gives_the_coded_defaults():
+    """The parameter table's defaults (fairpool.config) and the negotiator's own agree."""
+    assert negotiator_params(parse_config_text("", "empty")) == DEFAULTS

@@ -12,7 +12,7 @@ _PRE_JOB_RANK = (
     "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
 )
 _POST_JOB_RANK = (
-    "(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops)"
+    "(RemoteOwner =?= UNDEFINED) * (ifThenElse(isUndefined(KFlops), 1000, Kflops)"
     " - SlotID - 1.0e10*(Offline=?=True))"
 )
 _PREEMPTION_RANK = (
