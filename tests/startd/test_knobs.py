@@ -47,3 +47,19 @@ def test_errors_name_the_knob_and_where_it_was_set():
     assert str(caught.value).startswith("startd.config:2: MATCH_TIMEOUT")
     with pytest.raises(ConfigError, match=r"START .*expected a ClassAd expression"):
         StartdPolicy.from_knobs({"START": "KeyboardIdle >"})
+
+
+def test_table_defaults_give_way_to_the_profile(tmp_path):
+    # fairpool.config's table holds the seed's policy; under MODERN, knobs no file sets
+    # take current HTCondor's defaults, while those a file sets (here by a metaknob) win.
+    path = tmp_path / "startd.config"
+    path.write_text("use POLICY : ALWAYS_RUN_JOBS\n")
+    modern = StartdPolicy.from_knobs(load_config(str(path)), MODERN)
+    assert (modern.text("IsOwner"), modern.match_timeout) == ("False", 120)
+    assert modern.text("MaxJobRetirementTime") == "2147483647"
+    seed = StartdPolicy.from_knobs(load_config(str(path)))
+    assert (seed.text("IsOwner"), seed.match_timeout, seed.text("START")) == (
+        "(START =?= False)",
+        300,
+        "True",
+    )

@@ -3,8 +3,11 @@
 ``Knobs`` is any case-insensitive view of an HTCondor configuration with macros already
 expanded: ``get(name)`` gives the text or None; ``where(name)``, if present, the file and
 line that set it (for messages). A plain mapping works too
-(``StartdPolicy.from_knobs({"START": "True"})``). So the config reader of issue 3, or any
-other, plugs in. Knobs left unset take the profile's defaults (``knobs.py``).
+(``StartdPolicy.from_knobs({"START": "True"})``). So ``fairpool.config``, or any other
+reader, plugs in. Knobs left unset take the profile's defaults (``knobs.py``); so do knobs
+that only the parameter table sets (``where`` gives ``<default>``), so that the MODERN
+profile keeps current HTCondor's defaults under ``fairpool.config``, whose table holds
+the seed's.
 
 A knob whose text does not parse, or that is not the number or boolean it must be, is a
 ``ConfigError`` naming the knob and where it was set.
@@ -122,9 +125,15 @@ class _Reader:
     def _text(self, knob: Knob) -> tuple[str | None, str]:
         for name in (knob.name, *knob.aliases):
             text = self.knobs.get(name)
-            if text is not None and text.strip():
+            if text is not None and text.strip() and not self._table_default(name):
                 return text.strip(), name
         return (knob.modern if self.modern else knob.seed), knob.name
+
+    def _table_default(self, name: str) -> bool:
+        """Set by no file, only by the parameter table (``Config.where`` says
+        ``<default>``): the profile's default applies instead."""
+        where = getattr(self.knobs, "where", None)
+        return where is not None and where(name)[0] == "<default>"
 
     def _expr(self, knob: Knob) -> tuple[Expr | None, str | None]:
         text, name = self._text(knob)
