@@ -221,3 +221,42 @@ def test_s1_rup_after_one_cycle_through_the_command(tmp_path):
     assert len(first["matches"]) == 100
     assert second["submitters"]["A@localdomain"]["rup"] == pytest.approx(0.547883, abs=1e-6)
     assert second["submitters"]["A@localdomain"]["eup"] == pytest.approx(547.883, abs=1e-3)
+
+
+SEED_MAP = Path(__file__).parent.parent / "data" / "submit" / "groups" / "seed.map"
+
+
+def test_the_configured_group_map_assigns_and_refuses(tmp_path):
+    # use FEATURE : AssignAccountingGroup(seed.map): Alice's jobs go to group_physics
+    # without asking; Bob asking for group_physics is refused (the map gives him
+    # group_atlas), so nothing runs and nothing is saved.
+    config = tmp_path / "negotiator.config"
+    config.write_text(
+        f"use FEATURE : AssignAccountingGroup({SEED_MAP})\n"
+        "GROUP_NAMES = group_physics, group_atlas, group_students\n"
+        "GROUP_QUOTA_group_physics = 10\nGROUP_ACCEPT_SURPLUS = True\n"
+    )
+    job = tmp_path / "job.sub"
+    job.write_text("executable = run.sh\nqueue 3\n")
+    asking = tmp_path / "asking.sub"
+    asking.write_text("executable = run.sh\naccounting_group = group_physics\nqueue\n")
+    # submit files' Requirements ask for file transfer, as condor_submit writes them
+    machines = [
+        make_slot(f"slot1@node{i}").set(HasFileTransfer=True, Disk=4_000_000).build()
+        for i in range(10)
+    ]
+    slot_file = _write(tmp_path / "slots.ads", machines)
+    out = tmp_path / "out.json"
+    base = ["negotiate", "--config", str(config), "--slots", slot_file, "--start", str(NOW)]
+    result = CliRunner().invoke(
+        main, [*base, f"--submit=Alice={job}", "--state", str(tmp_path / "a"), "--json", out]
+    )
+    assert result.exit_code == 0, result.output
+    (cycle,) = json.loads(out.read_text())["cycles"]
+    assert {m["submitter"] for m in cycle["matches"]} == {"group_physics.Alice@localdomain"}
+    refused = CliRunner().invoke(
+        main, [*base, f"--submit=Bob={asking}", "--state", str(tmp_path / "b")]
+    )
+    assert refused.exit_code == 1
+    assert "asking.sub:2:" in refused.output and "group_atlas" in refused.output
+    assert not (tmp_path / "b").exists()

@@ -127,7 +127,7 @@ def negotiate(
         now = start if start is not None else pool_time(slot_ads) or float(int(time.time()))
         for path, submitter in _owned(submits, owner or getpass.getuser()):
             job_ads += submit_job_ads(
-                [path], submitter, int(now), _next_cluster(job_ads), params.accounting_domain
+                [path], submitter, int(now), _next_cluster(job_ads), params.accounting_domain, knobs
             )
     except (InputError, ClassAdSyntaxError) as err:
         fail(str(err).splitlines()[0])

@@ -11,9 +11,13 @@ from __future__ import annotations
 import gzip
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..classad import ClassAd, parse_ads
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 __all__ = ["read_ads", "read_job_ads", "read_slot_ads", "submit_job_ads"]
 
@@ -53,12 +57,23 @@ def read_job_ads(path: str | Path) -> list[ClassAd]:
 
 
 def submit_job_ads(
-    paths: Sequence[str | Path], owner: str, qdate: int, first_cluster: int, uid_domain: str
+    paths: Sequence[str | Path],
+    owner: str,
+    qdate: int,
+    first_cluster: int,
+    uid_domain: str,
+    config: Config | None = None,
 ) -> list[ClassAd]:
     """Job ads for submit description files, one cluster per file, numbered from
-    ``first_cluster`` in the order given (as successive condor_submit calls would)."""
-    from ..submit import read_submit  # only commands given submit files need it
+    ``first_cluster`` in the order given (as successive condor_submit calls would).
 
+    The configuration's submit knobs (ARCH, OPSYS, JOB_DEFAULT_REQUEST*, ...) apply where
+    it sets them, and so does the accounting-group map of
+    ``use FEATURE : AssignAccountingGroup(file)``."""
+    from ..submit import SUBMIT_DEFAULTS, configured_group_map, read_submit
+
+    knobs = {n: config.get(n) or "" for n in SUBMIT_DEFAULTS if config and config.is_set(n)}
+    group_map = configured_group_map(config)
     ads: list[ClassAd] = []
     for number, path in enumerate(paths):
         description = read_submit(path)
@@ -69,6 +84,8 @@ def submit_job_ads(
                 qdate=qdate,
                 uid_domain=uid_domain,
                 cwd=Path(path).resolve().parent,
+                group_map=group_map,
+                config=knobs,
             )
         )
     return ads

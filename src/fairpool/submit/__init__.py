@@ -8,7 +8,14 @@ What is read and produced, and where fairpool differs from condor_submit: docs/s
 """
 
 from .description import SubmitDescription, parse_submit, read_submit
-from .groupmap import GroupMap
+from .groupmap import GroupMap, configured_group_map
 from .knobs import SUBMIT_DEFAULTS
 
-__all__ = ["SUBMIT_DEFAULTS", "GroupMap", "SubmitDescription", "parse_submit", "read_submit"]
+__all__ = [
+    "SUBMIT_DEFAULTS",
+    "GroupMap",
+    "SubmitDescription",
+    "configured_group_map",
+    "parse_submit",
+    "read_submit",
+]

@@ -20,10 +20,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from ..errors import SubmitError
+from ..errors import ConfigError, SubmitError
 
-__all__ = ["GroupMap", "MapEntry"]
+__all__ = ["GroupMap", "MapEntry", "configured_group_map"]
+
+MAP_NAME = "AssignAccountingGroup"  # the map `use FEATURE : AssignAccountingGroup` names
+
+
+class Knobs(Protocol):
+    def get(self, name: str) -> str | None: ...
+
+    def where(self, name: str) -> tuple[str | None, int | None]: ...
 
 
 @dataclass(frozen=True)
@@ -151,3 +160,20 @@ def _pattern(rest: str, source: str, number: int) -> tuple[re.Pattern[str], str]
         raise SubmitError(f"bad regular expression /{rest[1:end]}/: {err}", source, number) from err
     remainder = rest[end + 1 + len(options) :].strip()
     return compiled, remainder
+
+
+def configured_group_map(config: Knobs | None) -> GroupMap | None:
+    """The map ``use FEATURE : AssignAccountingGroup(file)`` configures, or None: the
+    feature names it in ``SCHEDD_CLASSAD_USER_MAP_NAMES`` and its file in
+    ``CLASSAD_USER_MAPFILE_AssignAccountingGroup``."""
+    if config is None:
+        return None
+    names = (config.get("SCHEDD_CLASSAD_USER_MAP_NAMES") or "").replace(",", " ").split()
+    if MAP_NAME.lower() not in {name.lower() for name in names}:
+        return None
+    knob = f"CLASSAD_USER_MAPFILE_{MAP_NAME}"
+    path = (config.get(knob) or "").strip()
+    if not path:
+        source, line = config.where(knob)
+        raise ConfigError(f"{knob}: expected the map file's path", source, line, knob)
+    return GroupMap.read(path)
