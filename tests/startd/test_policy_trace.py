@@ -221,3 +221,63 @@ def test_two_slot_machine(tmp_path):
         )
         for slot in ("slot1@m", "slot2@m")
     ]
+
+
+def test_partitionable_machine_events_follow_the_dynamic_slot(tmp_path):
+    machine = tmp_path / "p.ad"
+    machine.write_text(
+        '[Name = "slot1@big"; PartitionableSlot = true; Cpus = 8; Memory = 16384; Disk = 100000]'
+    )
+    job = tmp_path / "j.ad"
+    job.write_text(
+        '[Owner = "bob"; JobUniverse = 5; RequestCpus = 2; RequestMemory = 1000; '
+        "RequestDisk = 1000]"
+    )
+    timeline = tmp_path / "t.csv"
+    timeline.write_text(
+        "time,event,value\n00:01,claim,\n00:02,activate,\n00:03,claim,\n"
+        "00:04,activate,\n00:10,exit,slot1_1@big\n00:11,release,slot1_1@big\n"
+        "00:12,activate,slot1_9@big\n"
+    )
+    out = tmp_path / "o.json"
+    result = CliRunner().invoke(
+        main,
+        [
+            "policy",
+            "trace",
+            "--profile",
+            "modern",
+            "--machine",
+            str(machine),
+            "--job",
+            str(job),
+            "--timeline",
+            str(timeline),
+            "--until",
+            "00:20",
+            "--json",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    seen = [
+        (c["time"], c["slot"], "/".join(c["to"]))
+        for c in document["changes"]
+        if c["slot"] != "slot1@big"
+    ]
+    # Activations follow the claim's dynamic slot; exit and release name theirs; the
+    # release kills (MODERN), and the emptied dynamic slot goes away.
+    assert seen == [
+        ("00:01:00", "slot1_1@big", "Claimed/Idle"),
+        ("00:02:00", "slot1_1@big", "Claimed/Busy"),
+        ("00:03:00", "slot1_2@big", "Claimed/Idle"),
+        ("00:04:00", "slot1_2@big", "Claimed/Busy"),
+        ("00:10:00", "slot1_1@big", "Claimed/Idle"),
+        ("00:11:00", "slot1_1@big", "Preempting/Killing"),
+        ("00:11:00", "slot1_1@big", "Owner/Idle"),
+        ("00:11:00", "slot1_1@big", "Unclaimed/Idle"),
+        ("00:11:00", "slot1_1@big", "Delete/Idle"),
+    ]
+    # An event for a slot that does not exist is refused.
+    assert document["notes"] == ["00:12:00  activate: no slot slot1_9@big"]

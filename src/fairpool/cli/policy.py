@@ -18,7 +18,7 @@ from ..errors import FairpoolError
 from ..startd.policy import Knobs, StartdPolicy
 from ..startd.profile import PROFILES
 from ..startd.startd import Startd
-from ..startd.timeline import EVENTS, Timeline, parse_time, parse_timeline
+from ..startd.timeline import Timeline, parse_time, parse_timeline, run_timeline
 from .errors import fail
 
 __all__ = ["load_knobs", "policy"]
@@ -52,14 +52,10 @@ def _ads(path: str, what: str) -> list[ClassAd]:
 
 
 def run_trace(startd: Startd, timeline: Timeline, job: ClassAd, until: int) -> list[str]:
-    """Drive ``startd`` through ``timeline``; a line per refused or ignored event."""
-    notes = []
-    for step in timeline.steps:
-        reply = EVENTS[step.event](startd, step, job)
-        if not getattr(reply, "accepted", True):
-            notes.append(f"{_clock(step.t)}  {step.event}: {reply.reason}")
+    """Drive ``startd`` through ``timeline``; a note per refused or ignored event."""
+    refused = run_timeline(startd, timeline, job)
     startd.advance(until)
-    return notes
+    return [f"{_clock(step.t)}  {step.event}: {reply.reason}" for step, reply in refused]
 
 
 @click.group()

@@ -8,10 +8,12 @@ day N. ``event`` is one of:
   ``keyboard`` (value ``busy``: someone types from now on; ``idle``: they stopped;
   ``touch``: one key press), ``LoadAvg``, ``CondorLoadAvg`` or any other machine
   attribute (value: a ClassAd literal, from then on);
-* events: ``match``, ``claim``, ``activate``, ``exit`` (the job exits), ``vacate``,
-  ``vacate-fast``, ``release``, ``preempt-rank`` and ``preempt-priority`` (a preempting
-  claim; value: the claimant's Owner, else the job ad's), ``drain`` (value: graceful,
-  quick or fast, resuming on completion), ``cancel-drain``, ``benchmarks-done``.
+* events: ``match``, ``claim`` (value: the claimant's Owner, else the job ad's),
+  ``activate``, ``exit`` (the job exits), ``vacate``, ``vacate-fast``, ``release`` (value:
+  a slot name, else the slot of the last accepted claim), ``preempt-rank`` and
+  ``preempt-priority`` (a preempting claim; value: the claimant's Owner), ``drain``
+  (value: graceful, quick or fast, resuming on completion), ``cancel-drain``,
+  ``benchmarks-done``.
 
 Events at the same time run in file order. Inputs are known in advance (the startd
 samples them when it evaluates), so they may be given in any order.
@@ -26,10 +28,19 @@ from dataclasses import dataclass
 
 from ..classad import ClassAd, ClassAdSyntaxError, Expr
 from ..errors import InputError
+from .events import Reply
 from .inputs import MachineInputs
 from .startd import Startd
 
-__all__ = ["EVENTS", "Step", "Timeline", "TimelineError", "parse_time", "parse_timeline"]
+__all__ = [
+    "EVENTS",
+    "Step",
+    "Timeline",
+    "TimelineError",
+    "parse_time",
+    "parse_timeline",
+    "run_timeline",
+]
 
 DAY = 86400
 
@@ -69,24 +80,51 @@ def _claim_as(job: ClassAd, owner: str) -> ClassAd:
     return ad
 
 
-EVENTS: dict[str, Callable[[Startd, Step, ClassAd], object]] = {
-    "match": lambda s, step, job: s.match(step.t),
-    "claim": lambda s, step, job: s.request_claim(step.t, _claim_as(job, step.value)),
-    "activate": lambda s, step, job: s.activate(step.t),
-    "exit": lambda s, step, job: s.starter_exit(step.t),
-    "vacate": lambda s, step, job: s.vacate(step.t),
-    "vacate-fast": lambda s, step, job: s.vacate(step.t, fast=True),
-    "release": lambda s, step, job: s.release(step.t),
-    "preempt-rank": lambda s, step, job: s.request_claim(
-        step.t, _claim_as(job, step.value), preempting=True
+# event -> what it does, given the startd, the step, the job ad and the slot it concerns
+Handler = Callable[[Startd, Step, ClassAd, str | None], Reply]
+EVENTS: dict[str, Handler] = {
+    "match": lambda s, step, job, slot: s.match(step.t),
+    "claim": lambda s, step, job, slot: s.request_claim(step.t, _claim_as(job, step.value)),
+    "activate": lambda s, step, job, slot: s.activate(step.t, slot=slot),
+    "exit": lambda s, step, job, slot: s.starter_exit(step.t, slot=slot),
+    "vacate": lambda s, step, job, slot: s.vacate(step.t, slot=slot),
+    "vacate-fast": lambda s, step, job, slot: s.vacate(step.t, fast=True, slot=slot),
+    "release": lambda s, step, job, slot: s.release(step.t, slot=slot),
+    "preempt-rank": lambda s, step, job, slot: s.request_claim(
+        step.t, _claim_as(job, step.value), preempting=True, slot=slot
     ),
-    "preempt-priority": lambda s, step, job: s.request_claim(
-        step.t, _claim_as(job, step.value), preempting=True
+    "preempt-priority": lambda s, step, job, slot: s.request_claim(
+        step.t, _claim_as(job, step.value), preempting=True, slot=slot
     ),
-    "drain": lambda s, step, job: s.drain(step.t, step.value or "graceful", resume=True),
-    "cancel-drain": lambda s, step, job: s.cancel_drain(step.t),
-    "benchmarks-done": lambda s, step, job: s.benchmarks_done(step.t),
+    "drain": lambda s, step, job, slot: s.drain(step.t, step.value or "graceful", resume=True),
+    "cancel-drain": lambda s, step, job, slot: s.cancel_drain(step.t),
+    "benchmarks-done": lambda s, step, job, slot: s.benchmarks_done(step.t),
 }
+_NAMES_SLOT = frozenset({"activate", "exit", "vacate", "vacate-fast", "release"})
+
+
+def run_timeline(startd: Startd, timeline: Timeline, job: ClassAd) -> list[tuple[Step, Reply]]:
+    """Send the timeline's events to ``startd``; the refused or ignored ones, with why.
+
+    Events about a claim go to the slot named in their value column (activate, exit,
+    vacate, vacate-fast, release; refused if there is no such slot), else to the slot the
+    last accepted claim went to (a dynamic slot on a partitionable machine) while it
+    exists, else to the first slot."""
+    refused = []
+    current: str | None = None
+    for step in timeline.steps:
+        slot = step.value if step.event in _NAMES_SLOT and step.value else current
+        if slot is not None and slot not in startd.slots:
+            if slot == step.value:
+                refused.append((step, Reply(False, slot, f"no slot {slot}")))
+                continue
+            slot = None  # the last claim's dynamic slot has gone away
+        reply = EVENTS[step.event](startd, step, job, slot)
+        if step.event == "claim" and reply.accepted:
+            current = reply.slot
+        if not reply.accepted:
+            refused.append((step, reply))
+    return refused
 
 
 def parse_time(text: str) -> int:
