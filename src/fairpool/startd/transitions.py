@@ -27,7 +27,7 @@ Everything that decides *which* transition a slot takes lives in this file, as d
     example, a match notification for a Preempting slot.
 
 Guards are names (``Guard``); ``guards.py`` evaluates them against the slot's ad and claim,
-and ``engine.py`` carries out transitions and effects (``actions.py``: enter and leave
+and ``engine.py`` carries out transitions and effects (with HTCondor's enter and leave
 actions). Neither decides what the next pair is: they only answer the questions this table
 asks.
 """
