@@ -109,3 +109,35 @@ def test_claims_accepted_under_the_draining_start():
     s2 = startd(profile=MODERN, machine=ClassAd(PSLOT))
     s2.drain(100, "graceful", start=Expr("FALSE"))
     assert not s2.request_claim(200, request(1, 100)).accepted
+
+
+def test_busy_with_want_suspend_never_looks_at_preempt():
+    # DIV-2: WANT_SUSPEND TRUE -> only SUSPEND is considered, so PREEMPT = True is ignored.
+    knobs = {"WANT_SUSPEND": "True", "SUSPEND": "False", "PREEMPT": "True"}
+    _, seen = run([(100, "request_claim", job(J_VAN)), (101, "activate")], 1000, knobs)
+    assert seen[-1] == (101, "Claimed/Busy")
+    # With WANT_SUSPEND FALSE the same PREEMPT evicts at the first pass (105).
+    _, seen = run(
+        [(100, "request_claim", job(J_VAN)), (101, "activate")],
+        200,
+        {**knobs, "WANT_SUSPEND": "False"},
+    )
+    assert seen[-1] == (105, "Preempting/Vacating")
+
+
+def test_suspended_checks_preempt_before_continue():
+    # Both true once suspended more than 10 s: PREEMPT wins (seed 3.6.8, 6.6 code).
+    knobs = {
+        "WANT_SUSPEND": "True",
+        "SUSPEND": "KeyboardIdle < 60",
+        "CONTINUE": "(CurrentTime - EnteredCurrentActivity) > 10",
+        "PREEMPT": '(Activity == "Suspended") && (CurrentTime - EnteredCurrentActivity) > 10',
+    }
+    _, seen = run(
+        [(100, "request_claim", job(J_VAN)), (101, "activate")],
+        2100,
+        knobs,
+        MachineInputs().use(2000),
+    )
+    # Suspended at 2000; at 2015 (first 5-s pass with ActivityTimer > 10) both hold.
+    assert seen[-2:] == [(2000, "Claimed/Suspended"), (2015, "Preempting/Vacating")]
