@@ -42,6 +42,7 @@ def knob_text(params: NegotiatorParams) -> str:
     lines = [f"UID_DOMAIN = {params.accounting_domain}"]
     if params.name:
         lines.append(f"NEGOTIATOR_NAME = {params.name}")
+    lines.append(f"NEGOTIATOR_MATCH_EVALUATOR = {params.match_evaluator}")
     lines += [f"{knob} = {_bool(getattr(params, field))}" for knob, field in _FLAGS.items()]
     lines += [f"{knob} = {_expr(getattr(params, field))}" for knob, field in _EXPRESSIONS.items()]
     if params.significant_attributes is not None:

@@ -96,6 +96,7 @@ _NEGOTIATOR = [
     ("NEGOTIATOR_DEPTH_FIRST", "bool", "False", "fill machines one at a time"),
     ("NEGOTIATOR_INFORM_STARTD", "bool", "False", "tell the startd about its match"),
     ("NEGOTIATOR_NAME", "string", None, "this negotiator's name (several negotiators)"),
+    ("NEGOTIATOR_MATCH_EVALUATOR", "string", "vector", "vector or scalar matchmaking"),
     ("NEGOTIATOR_NUM_THREADS", "int", "1", "matchmaking threads"),
     ("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", "int", "200", "requests fetched at once"),
     ("NEGOTIATOR_PREFETCH_REQUESTS", "bool", "True", "fetch requests before the spin"),

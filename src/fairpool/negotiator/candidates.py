@@ -17,6 +17,8 @@ For each slot not yet matched this cycle:
    HTCondor does. Equal tuples go to the slot listed first (collector order), a
    deterministic rule where HTCondor's sort leaves the order unspecified.
 
+With ``NEGOTIATOR_MATCH_EVALUATOR = vector`` (the default) the list comes from
+vector_lists.py: the same candidates in the same order, from column operations.
 Candidates are computed once per autocluster and kept, sorted, while the submitter's turn
 lasts (HTCondor's match-list cache): jobs of one autocluster match alike. Taking one
 re-checks what can change meanwhile (the slot still free, the limits).
@@ -224,9 +226,12 @@ def find_slot(
     reasons = turn.reasons.setdefault(autocluster, set())
     candidates = turn.match_lists.get(key)
     if candidates is None:
-        candidates = turn.match_lists[key] = match_list(
-            job, slots, turn, params, eup_of, now, reasons
-        )
+        vector = getattr(slots, "lists", None)  # vector_lists.CandidateSlots
+        if vector is not None:
+            candidates = vector.match_list(job, autocluster, turn, eup_of, reasons)
+        else:
+            candidates = match_list(job, slots, turn, params, eup_of, now, reasons)
+        turn.match_lists[key] = candidates
     while candidates:
         candidate = candidates.pop()
         if candidate.slot.taken:

@@ -144,9 +144,18 @@ def negotiator_params(knobs: Knobs, warn: Warn = lambda problem: None) -> Negoti
         remove_significant_attributes=_names(knobs, "REMOVE_SIGNIFICANT_ATTRIBUTES")
         or d.remove_significant_attributes,
         name=(knobs.get("NEGOTIATOR_NAME") or "").strip(),
+        match_evaluator=_match_evaluator(knobs),
         concurrency=limit_config(knobs),
         groups=group_config(knobs, warn),
     )
+
+
+def _match_evaluator(knobs: Knobs) -> str:
+    """``NEGOTIATOR_MATCH_EVALUATOR``: vector (default) or scalar; both decide alike."""
+    text = (knobs.get("NEGOTIATOR_MATCH_EVALUATOR") or "vector").strip().lower()
+    if text not in ("vector", "scalar"):
+        raise _fail(knobs, "NEGOTIATOR_MATCH_EVALUATOR", "vector or scalar")
+    return text
 
 
 _GROUP_PREFIXES = (

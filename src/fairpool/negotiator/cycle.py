@@ -21,6 +21,7 @@ from ..accounting.accountant import Priority, Usage
 from ..classad import ClassAd
 from ..classad.match import evaluate, satisfied
 from ..classad.values import UNDEFINED
+from ..classad.vector import SlotColumns
 from .autocluster import Signatures, significant_attributes
 from .concurrency import LimitCounter
 from .ephemeral import LIVE_USAGE, Annotations, LiveUsage, live_usage_expr
@@ -32,8 +33,9 @@ from .quotas import assign_quotas
 from .results import CycleResult, CycleStats, SubmitterSummary
 from .slots import Slot, effective_pool_size, fetch_slots, pool_weight, trim, usage_from_slots
 from .submitters import SubmitterQueue, queues, submitter_of
+from .vector_lists import CandidateSlots, VectorLists
 
-__all__ = ["PoolSnapshot", "run_cycle"]
+__all__ = ["MATCH_EVALUATORS", "PoolSnapshot", "run_cycle"]
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,11 @@ def run_cycle(
     params: NegotiatorParams,
     *,
     now: float,
+    columns: SlotColumns | None = None,
 ) -> CycleResult:
-    """Negotiate once; ``priorities(name)`` gives a customer's RUP, factor, floor, ceiling."""
+    """Negotiate once; ``priorities(name)`` gives a customer's RUP, factor, floor, ceiling.
+    ``columns``: the vector evaluator's slot columns from the previous cycle, brought up
+    to date rather than rebuilt (used with ``NEGOTIATOR_MATCH_EVALUATOR = vector``)."""
     slots = fetch_slots(snapshot.slots, params, now)
     usage = usage_from_slots(slots)
     pool = pool_weight(slots, params, now)
@@ -79,6 +84,7 @@ def run_cycle(
     token = LIVE_USAGE.set(LiveUsage(state.weighted_usage, _group_usage_of(state)))
     try:
         _annotate_slots(state, slots)
+        state.slots = MATCH_EVALUATORS[params.match_evaluator](candidates, params, now, columns)
         if tree is None:
             _negotiate(state, list(by_submitter.values()), pool)
         else:
@@ -102,6 +108,24 @@ def run_cycle(
         submitters_share_limit=sorted(state.share_limited),
     )
     return _result(state, by_submitter, stats, tree)
+
+
+def _vector(
+    slots: list[Slot], params: NegotiatorParams, now: float, columns: SlotColumns | None
+) -> list[Slot]:
+    found = CandidateSlots(slots)
+    found.lists = VectorLists(found, params, now, columns)
+    return found
+
+
+def _scalar(
+    slots: list[Slot], params: NegotiatorParams, now: float, columns: SlotColumns | None
+) -> list[Slot]:
+    return slots
+
+
+# NEGOTIATOR_MATCH_EVALUATOR -> the candidate slots as the matcher wants them.
+MATCH_EVALUATORS = {"vector": _vector, "scalar": _scalar}
 
 
 def _running_submitters(

@@ -66,6 +66,7 @@ class NegotiatorParams:
     add_significant_attributes: tuple[str, ...] = ()  # ADD_SIGNIFICANT_ATTRIBUTES
     remove_significant_attributes: tuple[str, ...] = REMOVE_SIGNIFICANT
     name: str = ""  # NEGOTIATOR_NAME
+    match_evaluator: str = "vector"  # NEGOTIATOR_MATCH_EVALUATOR: vector or scalar
     concurrency: LimitConfig = field(default_factory=LimitConfig)  # <NAME>_LIMIT and defaults
     groups: GroupConfig = field(default_factory=GroupConfig)  # GROUP_* (empty: no groups)
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..accounting.accountant import Usage
 from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
@@ -35,7 +37,9 @@ _HELD_STATES = ("Claimed", "Preempting")
 
 @dataclass(eq=False)
 class Slot:
-    """One slot as the cycle sees it; ``taken`` once it is matched this cycle."""
+    """One slot as the cycle sees it; ``taken`` once it is matched this cycle. A slot on
+    a ``board`` (the vector matcher's array of taken flags) also marks it there, so the
+    matcher reads which slots are free without visiting every one."""
 
     ad: ClassAd
     name: str
@@ -46,7 +50,19 @@ class Slot:
     partitionable: bool
     holder: str | None  # who is charged for it (AccountingGroup, else RemoteUser)
     remote_user: str | None  # whom a preemption would displace
-    taken: bool = False
+    _taken: bool = False
+    board: np.ndarray | None = None
+    row: int = -1  # the slot's position on the board
+
+    @property
+    def taken(self) -> bool:
+        return self._taken
+
+    @taken.setter
+    def taken(self, value: bool) -> None:
+        self._taken = value
+        if self.board is not None:
+            self.board[self.row] = value
 
     @property
     def held(self) -> bool:

@@ -22,7 +22,19 @@ from .. import compile as _compile
 from ..ad import ClassAd, Expr, new_state
 from ..builtins import FUNCTIONS, arity_ok
 from ..match import evaluate as scalar_evaluate
-from ..nodes import AttrRef, Binary, Call, Cond, Elvis, Literal, Node, Paren, Unary
+from ..nodes import (
+    AttrRef,
+    Binary,
+    Call,
+    Cond,
+    Elvis,
+    Literal,
+    Node,
+    Paren,
+    Subscript,
+    Unary,
+    children,
+)
 from ..scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES, eval_attr
 from ..values import ERROR, UNDEFINED, Error
 from .cells import INT, B, E, R, S, U, Vec, assemble, is_vec, value_at, vec_of
@@ -51,6 +63,8 @@ class VectorMatch:
         self.now = now
         self.strings = columns.strings
         self.my_is_slot = True
+        self.read: set[str] = set()  # names looked up in the job
+        self.dynamic = False  # something was read that ``read`` does not describe
 
     def attribute(self, name: str, rows: np.ndarray, *, my_is_slot: bool) -> Any:
         """The value of MY's own attribute ``name`` (UNDEFINED when MY has none), MY
@@ -194,12 +208,14 @@ class VectorMatch:
 
     def _has(self, lname: str, rows: np.ndarray, side: int) -> bool:
         if side == JOB:
+            self.read.add(lname)
             return lname in self.job._exprs
         return bool(self.columns.column(lname).present[rows].any())
 
     def _name(self, lname: str, rows: np.ndarray, side: int, stack: tuple) -> Any:
         """An unscoped name: the current ad's, else the other ad's."""
         if side == JOB:
+            self.read.add(lname)
             if lname in self.job._exprs:
                 return self._own(lname, rows, JOB, stack)
             return self._own(lname, rows, SLOT, stack)
@@ -218,6 +234,7 @@ class VectorMatch:
         """An ad's own attribute, UNDEFINED where it has none."""
         if side == SLOT:
             return self._slot_values(self.columns.column(lname), rows, stack)
+        self.read.add(lname)
         expr = self.job._exprs.get(lname)
         if expr is None:
             return UNDEFINED
@@ -246,6 +263,7 @@ class VectorMatch:
     def _cells(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Vec:
         """``node`` for each row by the compiled evaluator, in the same scope and with
         the same attributes busy as the scalar path would have."""
+        self._scan(node, rows, None)
         job, run, values = self.job, _compile.run, []
         for row in rows:
             slot = self.columns.ads[row]
@@ -259,3 +277,29 @@ class VectorMatch:
             except RecursionError:
                 raise _Whole from None
         return vec_of(values, self.strings)
+
+    def _scan(self, node: Node, rows: np.ndarray, parent: Node | None) -> None:
+        """What a subtree left to the scalar path may read: its names go to ``read``;
+        ``dynamic`` when it may read more (an attribute that is an expression, a
+        subscript, a scope used as a value, a function that reads expressions)."""
+        kind = type(node)
+        if kind is Subscript:
+            self.dynamic = True
+        elif kind is Call:
+            spec = FUNCTIONS.get(node.lname)
+            if spec is not None and node.lname not in ("time", "ifthenelse"):
+                self.dynamic = self.dynamic or spec.lazy or not spec.pure
+        elif kind is AttrRef:
+            lname = node.lname
+            if lname in SPECIAL_NAMES or lname in MATCH_SCOPE_NAMES:
+                scope_of_select = type(parent) is AttrRef and parent.scope is node
+                self.dynamic = self.dynamic or not scope_of_select
+            else:
+                self.read.add(lname)
+                expr = self.job._exprs.get(lname)
+                if expr is not None and expr.const is NOT_CONST:
+                    self.dynamic = True
+                if bool((self.columns.column(lname).group[rows] >= 0).any()):
+                    self.dynamic = True
+        for child in children(node):
+            self._scan(child, rows, node)

@@ -1,0 +1,322 @@
+"""Match lists from the vector evaluator (``NEGOTIATOR_MATCH_EVALUATOR = vector``).
+
+The same candidates, in the same order, as candidates.match_list, computed over slot
+columns: both Requirements, the job's Rank, the negotiator's pre/post job ranks, and for
+claimed slots the slot's RANK and PREEMPTION_RANK, one column operation over all free
+slots. Consumption-policy slots change as they are matched and stay on the scalar path.
+
+Within a cycle an autocluster's evaluation is kept and reused by later turns, only for
+the slots still free (slots are never freed during a cycle), as long as the job being
+matched has the same expression for every name the evaluation read from the job and
+nothing it read is set per submitter (``Submitter*``) or beyond what names describe
+(subscripts, ``eval``...). What depends on the turn (which submitter, its EUP, startd-rank
+only, PREEMPTION_REQUIREMENTS) is decided again at every turn, as the scalar path does.
+Candidates are made one at a time as ``find_slot`` pops them, best first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..classad import ClassAd, Expr
+from ..classad.scope import NOT_CONST
+from ..classad.vector import SlotColumns, VectorMatch
+from ..classad.vector.cells import INT, B, R, is_vec
+from .candidates import (
+    _FLT_MAX,
+    _LOWEST,
+    NO_PREEMPTION,
+    PRIORITY,
+    RANK,
+    REJECT_POLICY,
+    Candidate,
+    Turn,
+    _current_rank,
+    match_list,
+)
+from .params import NegotiatorParams
+from .slots import Slot
+
+__all__ = ["CandidateSlots", "VectorLists"]
+
+_PER_SUBMITTER = frozenset(
+    n.lower()
+    for n in (
+        "SubmitterUserPrio",
+        "SubmittorPrio",
+        "SubmitterUserResourcesInUse",
+        "SubmitterNegotiatingGroup",
+        "SubmitterAutoregroup",
+        "SubmitterGroup",
+        "SubmitterGroupResourcesInUse",
+        "SubmitterGroupQuota",
+    )
+)
+_NONE = -1
+
+
+class CandidateSlots(list):
+    """The cycle's candidate slots; ``lists`` is the vector matcher over them (or None)."""
+
+    lists: VectorLists | None = None
+
+
+@dataclass(eq=False)
+class _Entry:
+    """One autocluster's evaluation: the slots it matched (in slot order) and their ranks."""
+
+    read: dict[str, Any]
+    rows: np.ndarray
+    pre: np.ndarray
+    job_rank: np.ndarray
+    post: np.ndarray
+    slot_rank: np.ndarray
+    preempt: np.ndarray
+    order: np.ndarray | None = None  # sorted positions, when no slot is claimed
+
+
+def _token(job: ClassAd, lname: str) -> Any:
+    expr = job._exprs.get(lname)
+    if expr is None or expr.const is NOT_CONST:
+        return id(expr) if expr is not None else None
+    return (type(expr.const), expr.const)
+
+
+def _numbers(value: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(is a number or boolean, its value as a real) for each cell."""
+    if not is_vec(value):
+        t = type(value)
+        ok = t is int or t is float or t is bool
+        return np.full(n, ok), np.full(n, float(value) if ok else 0.0)
+    tag = value.tag
+    ints = (tag == INT) | (tag == B)
+    return ints | (tag == R), np.where(tag == R, value.f, value.i.astype(np.float64))
+
+
+def _satisfied(value: Any, n: int) -> np.ndarray:
+    ok, number = _numbers(value, n)
+    return ok & (number != 0)
+
+
+class VectorLists:
+    """Per cycle: the columns of the candidate slots and the autoclusters' evaluations."""
+
+    def __init__(
+        self,
+        slots: list[Slot],
+        params: NegotiatorParams,
+        now: float,
+        columns: SlotColumns | None = None,
+    ) -> None:
+        self.slots, self.params, self.now = slots, params, now
+        self.board = np.array([s.taken for s in slots], bool)
+        for row, slot in enumerate(slots):
+            slot.board, slot.row = self.board, row
+        ads = [s.ad for s in slots]
+        if columns is None:
+            columns = SlotColumns(ads)
+        else:
+            columns.sync(ads)
+        self.columns = columns
+        self.skip = np.array([s.state == "Claimed" and s.activity == "Idle" for s in slots])
+        self.policy = np.array([_has_policy(s.ad) for s in slots], bool)
+        users = sorted({s.remote_user for s in slots if s.remote_user is not None})
+        self.users = users
+        code = {u: k for k, u in enumerate(users)}
+        self.user = np.array([code.get(s.remote_user, _NONE) for s in slots], np.int64)
+        self.index = np.array([s.index for s in slots], np.int64)
+        self.cache: dict[int, _Entry] = {}
+
+    def match_list(
+        self,
+        job: ClassAd,
+        autocluster: int,
+        turn: Turn,
+        eup_of: Any,
+        reasons: set[str],
+    ) -> _Lazy:
+        """Every slot the job could take, best popped first (candidates.match_list)."""
+        entry = self.cache.get(autocluster)
+        if entry is None or any(_token(job, n) != v for n, v in entry.read.items()):
+            entry = self._evaluate(job, autocluster)
+        live = ~self.board[entry.rows]
+        scalar = [s for s in np.flatnonzero(self.policy & ~self.board & ~self.skip)]
+        found = match_list(
+            job,
+            [self.slots[r] for r in scalar],
+            turn,
+            self.params,
+            eup_of,
+            self.now,
+            reasons,
+        )
+        return self._ordered(job, entry, live, turn, eup_of, reasons, found)
+
+    def _evaluate(self, job: ClassAd, autocluster: int) -> _Entry:
+        params = self.params
+        free = np.flatnonzero(~self.board & ~self.skip & ~self.policy)
+        vm = VectorMatch(self.columns, job, now=self.now)
+        ok = _satisfied(vm.attribute("requirements", free, my_is_slot=False), len(free))
+        rows = free[ok]
+        ok = _satisfied(vm.attribute("requirements", rows, my_is_slot=True), len(rows))
+        rows = rows[ok]
+        n = len(rows)
+        pre = self._negotiator_rank(vm, params.pre_job_rank, rows)
+        job_number, job_value = _numbers(vm.attribute("rank", rows, my_is_slot=False), n)
+        post = self._negotiator_rank(vm, params.post_job_rank, rows)
+        claimed = self.user[rows] != _NONE if params.consider_preemption else np.zeros(n, bool)
+        slot_rank, preempt = np.zeros(n), np.full(n, -_FLT_MAX)
+        at = np.flatnonzero(claimed)
+        if len(at):
+            number, value = _numbers(vm.attribute("rank", rows[at], my_is_slot=True), len(at))
+            slot_rank[at] = np.where(number, value, 0.0)
+            preempt[at] = self._negotiator_rank(vm, params.preemption_rank, rows[at])
+        entry = _Entry(
+            {n: _token(job, n) for n in vm.read},
+            rows,
+            pre,
+            np.where(job_number, job_value, 0.0),
+            post,
+            slot_rank,
+            preempt,
+        )
+        if not claimed.any():
+            entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
+        if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
+            self.cache[autocluster] = entry
+        return entry
+
+    def _negotiator_rank(self, vm: VectorMatch, expr: Expr | None, rows: np.ndarray) -> Any:
+        if expr is None:
+            return np.full(len(rows), _LOWEST)
+        number, value = _numbers(vm.expression(expr, rows, my_is_slot=True), len(rows))
+        with np.errstate(over="ignore"):
+            single = value.astype(np.float32).astype(np.float64)
+        return np.where(number, single, _LOWEST)
+
+    def _ordered(
+        self,
+        job: ClassAd,
+        entry: _Entry,
+        live: np.ndarray,
+        turn: Turn,
+        eup_of: Any,
+        reasons: set[str],
+        found: list[Candidate],
+    ) -> _Lazy:
+        n = len(entry.rows)
+        if entry.order is not None:
+            state = np.full(n, _NONE if turn.rank_only else NO_PREEMPTION)
+            order = entry.order[live[entry.order]] if not turn.rank_only else entry.order[:0]
+        else:
+            state = self._classify(job, entry, live, turn, eup_of, reasons)
+            keep = np.flatnonzero(live & (state != _NONE))
+            order = _sort(entry, state, keep, self.index)
+        return _Lazy(self, entry, state, order, found)
+
+    def _classify(
+        self,
+        job: ClassAd,
+        entry: _Entry,
+        live: np.ndarray,
+        turn: Turn,
+        eup_of: Any,
+        reasons: set[str],
+    ) -> np.ndarray:
+        """candidates.classify for every row at once."""
+        params, rows = self.params, entry.rows
+        user = self.user[rows]
+        claimed = (user != _NONE) & params.consider_preemption
+        state = np.full(len(rows), _NONE if turn.rank_only else NO_PREEMPTION)
+        at = np.flatnonzero(claimed & live)
+        state[np.flatnonzero(claimed)] = _NONE
+        if not len(at):
+            return state
+        current = np.array([_current_rank(self.slots[r].ad) for r in rows[at]])
+        better = entry.slot_rank[at] > current
+        state[at[better]] = RANK
+        rest = at[~better]
+        if turn.rank_only:
+            return state
+        mine = self.users.index(turn.submitter) if turn.submitter in self.users else _NONE
+        rest = rest[user[rest] != mine]
+        if params.preempt_on_better_priority_only and len(rest):
+            eups = np.array([eup_of(u) for u in self.users], np.float64)
+            rest = rest[turn.eup < eups[user[rest]]]
+        if params.preemption_requirements is not None and len(rest):
+            vm = VectorMatch(self.columns, job, now=self.now)
+            value = vm.expression(params.preemption_requirements, rows[rest], my_is_slot=True)
+            allowed = _satisfied(value, len(rest))
+            if not allowed.all():
+                reasons.add(REJECT_POLICY)
+            rest = rest[allowed]
+        current_rest = np.array([_current_rank(self.slots[r].ad) for r in rows[rest]])
+        rest = rest[~(entry.slot_rank[rest] < current_rest)]
+        state[rest] = PRIORITY
+        return state
+
+
+def _sort(entry: _Entry, state: np.ndarray, keep: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Positions ``keep`` ordered by the rank tuple, worst first (candidates._key)."""
+    preempt = np.where(state[keep] != NO_PREEMPTION, entry.preempt[keep], -_FLT_MAX)
+    keys = (entry.pre[keep], entry.job_rank[keep], entry.post[keep], preempt)
+    if any(np.isnan(k).any() for k in keys):  # Python's sort of tuples with NaN
+        tuples = [_key(entry, state, p, index) for p in keep]
+        return keep[sorted(range(len(keep)), key=tuples.__getitem__)]
+    slot_index = index[entry.rows[keep]]
+    return keep[np.lexsort((-slot_index, preempt, state[keep], *keys[2::-1]))]
+
+
+def _key(entry: _Entry, state: np.ndarray, p: int, index: np.ndarray) -> tuple:
+    s = int(state[p])
+    return (
+        float(entry.pre[p]),
+        float(entry.job_rank[p]),
+        float(entry.post[p]),
+        s,
+        float(entry.preempt[p]) if s != NO_PREEMPTION else -_FLT_MAX,
+        -int(index[entry.rows[p]]),
+    )
+
+
+class _Lazy:
+    """A match list that makes each Candidate only when it is popped."""
+
+    def __init__(
+        self,
+        lists: VectorLists,
+        entry: _Entry,
+        state: np.ndarray,
+        order: np.ndarray,
+        found: list[Candidate],
+    ) -> None:
+        self.lists, self.entry, self.state, self.order = lists, entry, state, order
+        self.top = len(order) - 1
+        self.found = found  # consumption-policy candidates, sorted worst first
+
+    def __bool__(self) -> bool:
+        return self.top >= 0 or bool(self.found)
+
+    def pop(self) -> Candidate:
+        if self.top < 0:
+            return self.found.pop()
+        p = int(self.order[self.top])
+        key = _key(self.entry, self.state, p, self.lists.index)
+        if self.found and self.found[-1].key > key:
+            return self.found.pop()
+        self.top -= 1
+        slot = self.lists.slots[int(self.entry.rows[p])]
+        return Candidate(slot, int(self.state[p]), key, slot.weight)
+
+
+def _has_policy(ad: ClassAd) -> bool:
+    """A partitionable slot with a consumption policy (consumption.consumption_of)."""
+    if ad.eval("PartitionableSlot") is not True:
+        return False
+    resources = ad.eval("MachineResources")
+    if not isinstance(resources, str):
+        return False
+    return any("Consumption" + r in ad for r in resources.replace(",", " ").split())
