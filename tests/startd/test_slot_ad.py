@@ -120,3 +120,17 @@ def test_policy_expressions_are_copied_as_expressions():
     assert str(s.ad.lookup("PREEMPT")) == str(
         ClassAd(f"[x = {SEED_POLICY['PREEMPT']}]").lookup("x")
     )
+
+
+def test_a_preempting_match_hides_a_claimed_slot_until_claimed_or_timed_out():
+    # startd.md §4: MATCH_INFO for the preempting claim of a Claimed slot: Requirements
+    # False; if no preempting claim follows within MATCH_TIMEOUT (300), restored.
+    s = startd()
+    s.request_claim(100, job(J_STD))
+    s.activate(101)
+    s.match(200)
+    assert s.ad["Requirements"] is False and s.ad["State"] == "Claimed"
+    s.advance(499)
+    assert s.ad["Requirements"] is False
+    s.advance(500)
+    assert str(s.ad.lookup("Requirements")) == "START"

@@ -120,6 +120,10 @@ class Engine:
         elif effect is Effect.TAKE_PREEMPTOR:
             assert request is not None
             slot.preemptor = Claim(request, rank_of(self.context(slot), request), self.now)
+            slot.timers.pop("preempting match", None)
+        elif effect is Effect.HOLD_MATCH:
+            slot.ad["Requirements"] = False
+            slot.timers["preempting match"] = self.now + self.policy.match_timeout
         elif effect is Effect.DROP_PREEMPTOR:
             slot.preemptor = None
         elif effect is Effect.RETIRE_FOR_GOOD and claim is not None:

@@ -155,6 +155,8 @@ class Startd(DrainMixin):
     def _timer(self, slot: Slot, name: str) -> None:
         if name == "match" and slot.pair == (State.MATCHED, Activity.IDLE):
             self.take(slot, "7", "MATCH_TIMEOUT expired")
+        elif name == "preempting match" and slot.state is State.CLAIMED:
+            self.publish_requirements(slot)  # the preempting claim never came
         elif name == "softkill":
             self.act(slot, "hard kill", "the soft-kill timeout (MaxVacateTime) expired")
             slot.timers["sigkill"] = self.now + self.policy.killing_timeout

@@ -185,6 +185,7 @@ class Effect(StrEnum):
     ACCEPT = "accept the claim"
     BEGIN_JOB = "the job starts"
     STOP_DRAINING = "stop draining"
+    HOLD_MATCH = "a preempting match: Requirements False until claimed or MATCH_TIMEOUT"
 
 
 class Trigger(StrEnum):
@@ -364,7 +365,10 @@ _UNMATCH = {(MAT, IDLE): (R(to="7"),)}
 _FAST = {**_leave_claim(KILLING), **_UNMATCH, (PRE, VAC): (R(to="16"),)}
 
 _COMMON_EVENTS: dict[Trigger, dict[Pair, tuple[Rule, ...]]] = {
-    Trigger.MATCH: _each(((OWN, IDLE), (UNC, IDLE), (UNC, BENCH)), R(to="6")),
+    Trigger.MATCH: {
+        **_each(((OWN, IDLE), (UNC, IDLE), (UNC, BENCH)), R(to="6")),
+        **_each(((CLA, IDLE), *_CLAIMED_ACTIVE), R(do=(E.HOLD_MATCH,))),
+    },
     Trigger.MATCH_TIMEOUT: {(MAT, IDLE): (R(to="7"),)},
     Trigger.CLAIM: {
         (OWN, IDLE): (R(G.WILLING, to="5", do=_ACCEPT), _REFUSE),
