@@ -220,7 +220,8 @@ def test_d8_other_drainers_are_ignored():
 def test_d9_a_refused_drain_counts_as_a_failure():
     pool = Pool([machine(0), machine(1)], refuse={"m00"})
     d = Defrag(DefragConfig.from_knobs(example_knobs()))
-    assert d.poll(D + 1800, pool.list(), pool).drained == ["m01"]
+    result = d.poll(D + 1800, pool.list(), pool)
+    assert (result.drained, result.failed) == (["m01"], ["m00"])
     ad = d.ad(0)
     assert (ad["DrainFailures"], ad["DrainSuccesses"]) == (1, 1)
     # newest first

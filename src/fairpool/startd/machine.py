@@ -12,14 +12,7 @@ from __future__ import annotations
 
 from ..classad import ClassAd
 
-__all__ = ["STATIC_ATTRIBUTES", "machine_defaults"]
-
-STATIC_ATTRIBUTES = (
-    "Arch", "OpSys", "Machine", "Name", "MyType", "TargetType", "FileSystemDomain", "UidDomain",
-    "StartdIpAddr", "Cpus", "Memory", "Disk", "VirtualMemory", "KFlops", "Mips", "GPUs",
-    "SlotID", "VirtualMachineID", "SlotType", "TotalCpus", "TotalMemory", "TotalDisk",
-    "TotalSlotCpus", "TotalSlotMemory", "TotalSlotDisk", "DaemonStartTime",
-)  # fmt: skip
+__all__ = ["machine_defaults"]
 
 
 def machine_defaults(ad: ClassAd, number: int, start: int) -> None:
