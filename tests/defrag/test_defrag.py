@@ -117,6 +117,9 @@ def test_d1_example_config_drains_one_an_hour_up_to_ten():
     # Polls 1-10 drain m00..m09 (per_poll = 1, the first at start-up); MachinesDraining
     # counts before the drain: 0, 1, ..., 9, then 10 blocks polls 11 and 12.
     assert [drained for _, drained in seen] == [[f"m{n:02d}"] for n in range(10)] + [[], []]
+    # 12 hourly polls from D+00:30: 11 hours of statistics; "recent" is the last 10 polls.
+    ad = d.ad(D + 1800 + 11 * HOUR)
+    assert (ad["StatsLifetime"], ad["RecentStatsLifetime"]) == (11 * HOUR, 10 * HOUR)
     assert [count for count, _ in seen] == [*range(11), 10]
     assert (
         "MAX_CONCURRENT_DRAINING=10 and 10 draining"

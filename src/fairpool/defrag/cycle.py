@@ -76,7 +76,7 @@ class Defrag:
         self.config = config or DefragConfig()
         self.quota = quota(self.config.per_hour, self.config.interval)
         self.last_poll = 0
-        self.stats = DefragStats(self.config.name)
+        self.stats = DefragStats(self.config.name, self.config.interval)
         mine = f'"Defrag {self.config.name}"'
         self.by_me = f"(DrainReason is undefined || DrainReason == {mine})"
 

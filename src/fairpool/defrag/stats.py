@@ -54,8 +54,10 @@ def _is_number(value: object) -> bool:
 class DefragStats:
     """What the Defrag ad reports."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, interval: int = 600) -> None:
         self.name = name
+        self.interval = interval
+        self.first_poll: int | None = None
         self.draining = self.whole = self.draining_peak = self.whole_peak = 0
         self.successes = self.failures = 0
         self.recent: deque[tuple[int, int]] = deque(maxlen=RECENT_POLLS)
@@ -72,6 +74,7 @@ class DefragStats:
         self, now: int, draining: set[str], whole: set[str], ads: Sequence[ClassAd]
     ) -> None:
         """A poll's counts, arrivals and cost averages."""
+        self.first_poll = now if self.first_poll is None else self.first_poll
         self.recent.append((0, 0))
         self.draining, self.whole = len(draining), len(whole)
         self.draining_peak = max(self.draining_peak, self.draining)
@@ -103,6 +106,7 @@ class DefragStats:
     def ad(self, now: int) -> ClassAd:
         mean_gap = self.weighted / self.arrivals if self.arrivals else 0.0
         spread = self.weighted_sq / self.arrivals - mean_gap**2 if self.arrivals else 0.0
+        lifetime = 0 if self.first_poll is None else now - self.first_poll
         return ClassAd(
             {
                 "MyType": "Defrag",
@@ -123,5 +127,7 @@ class DefragStats:
                 "RecentDrainsList": list(self.drains),
                 "RecentCancelsList": list(self.cancels),
                 "LastUpdate": now,
+                "StatsLifetime": lifetime,
+                "RecentStatsLifetime": min(lifetime, RECENT_POLLS * self.interval),
             }
         )
