@@ -54,8 +54,7 @@ class Engine:
     # ---- evaluating rules -------------------------------------------------------------
 
     def context(self, slot: Slot, request: ClassAd | None = None) -> Context:
-        drained = all(s.state is State.DRAINED for s in self.slots.values() if s.alive)
-        return Context(self.policy, slot, self.now, self.draining, drained, request)
+        return Context(self.policy, slot, self.now, self.draining, self.slots.values(), request)
 
     def apply(
         self,

@@ -9,7 +9,7 @@ and the treatment of UNDEFINED follow spec startd.md §1.5 and §2.3.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..classad import ClassAd
@@ -46,8 +46,13 @@ class Context:
     slot: Slot
     now: int
     drain: Drain | None
-    all_drained: bool
+    slots: Iterable[Slot]
     request: ClassAd | None = None
+
+    @property
+    def all_drained(self) -> bool:
+        """Every slot of the machine is in Drained (asked only in Drained/Retiring)."""
+        return all(s.state is State.DRAINED for s in self.slots if s.alive)
 
 
 def local(slot: Slot) -> bool:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from ..classad import ClassAd
 from .drain import DrainMixin
 from .events import Reply
-from .guards import Context
+from .guards import willing
 from .machine import machine_defaults
 from .partition import carve
 from .policy import StartdPolicy
@@ -217,9 +217,7 @@ class Startd(DrainMixin):
 
     def _claim_partitionable(self, pslot: Slot, request: ClassAd) -> Reply:
         """Carve a dynamic slot sized to the request (startd.md §11) and claim it."""
-        from .guards import willing
-
-        fits, _ = willing(Context(self.policy, pslot, self.now, self.draining, False, request))
+        fits, _ = willing(self.context(pslot, request))
         used = {s.ad.get("DSlotId") for s in self.slots.values() if s.parent == pslot.name}
         number = next(n for n in range(1, len(used) + 2) if n not in used)
         mods = self.policy.modifiers if self.policy.modifiers else None
