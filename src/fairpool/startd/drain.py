@@ -15,6 +15,7 @@ from .events import Reply
 from .expressions import Truth, truth
 from .guards import Drain
 from .retirement import max_vacate_time, retirement_remaining
+from .slot import publish
 from .states import State
 from .transitions import Trigger
 
@@ -120,17 +121,18 @@ class DrainMixin(Engine):
             values["LastDrainStopTime"] = self.last_drain_stop
         drain = self.draining
         for slot in self.slots.values():
-            slot.ad.update(values)
+            publish(slot.ad, values)
             if drain is None:
                 for attribute in _DRAIN_ATTRIBUTES:
                     slot.ad.pop(attribute, None)
             else:
-                slot.ad.update(
+                publish(
+                    slot.ad,
                     {
                         "Draining": True,
                         "DrainReason": drain.reason,
                         "DrainingRequestId": drain.request_id,
-                    }
+                    },
                 )
 
     def _expected(self) -> dict[str, object]:

@@ -8,6 +8,7 @@ claim attributes when a claim begins or a job starts, and Requirements per state
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -15,7 +16,7 @@ from ..classad import ClassAd, Expr
 from .claim import Claim
 from .states import Activity, State
 
-__all__ = ["JOB_ATTRIBUTES", "JOB_ONLY", "WITHIN_RESOURCE_LIMITS", "Kind", "Slot"]
+__all__ = ["JOB_ATTRIBUTES", "JOB_ONLY", "WITHIN_RESOURCE_LIMITS", "Kind", "Slot", "publish"]
 
 # startd.md §11: the resources a request must fit (custom resources: GPUs).
 WITHIN_RESOURCE_LIMITS = Expr(
@@ -34,6 +35,14 @@ CLAIM_ATTRIBUTES = (
 )
 # A slot ad must not define these: START and RANK name them for the job (startd.md §1.5).
 JOB_ONLY = frozenset({"owner", "imagesize", "jobuniverse"})
+
+
+def publish(ad: ClassAd, values: Mapping[str, object]) -> None:
+    """Set plain values in ``ad``, skipping those it already holds (a pass republishes the
+    same measurements many times; rebuilding an unchanged attribute is the cost)."""
+    for name, value in values.items():
+        if name not in ad or type(old := ad[name]) is not type(value) or old != value:
+            ad[name] = value
 
 
 class Kind(StrEnum):

@@ -27,7 +27,7 @@ from .machine import machine_defaults
 from .partition import carve
 from .policy import StartdPolicy
 from .retirement import retirement_remaining
-from .slot import JOB_ONLY, WITHIN_RESOURCE_LIMITS, Kind, Slot
+from .slot import JOB_ONLY, WITHIN_RESOURCE_LIMITS, Kind, Slot, publish
 from .states import Activity, State
 from .transitions import Trigger
 
@@ -135,8 +135,8 @@ class Startd(DrainMixin):
         self.now = t
         values = {k: v for k, v in self.inputs(t).items() if k.lower() not in JOB_ONLY}
         for slot in self.slots.values():
-            slot.ad.update(values)
-            slot.ad.update({"CurrentTime": t, "LastHeardFrom": t})
+            publish(slot.ad, values)
+            publish(slot.ad, {"CurrentTime": t, "LastHeardFrom": t})
 
     def _prepare(self, t: int) -> None:
         """Everything before an event at ``t``: earlier moments, then the timers of ``t``."""
@@ -186,7 +186,9 @@ class Startd(DrainMixin):
         elif not busy:
             slot.cpu_busy_since = None
         since = slot.cpu_busy_since
-        slot.ad.update({"CpuIsBusy": busy, "CpuBusyTime": 0 if since is None else self.now - since})
+        publish(
+            slot.ad, {"CpuIsBusy": busy, "CpuBusyTime": 0 if since is None else self.now - since}
+        )
 
     # ---- events --------------------------------------------------------------------------
 
