@@ -141,3 +141,12 @@ def test_suspended_checks_preempt_before_continue():
     )
     # Suspended at 2000; at 2015 (first 5-s pass with ActivityTimer > 10) both hold.
     assert seen[-2:] == [(2000, "Claimed/Suspended"), (2015, "Preempting/Vacating")]
+
+
+def test_only_standard_universe_jobs_checkpoint():
+    knobs = {"PERIODIC_CHECKPOINT": "True"}
+    s, _ = run([(100, "request_claim", job(J_VAN)), (101, "activate")], 200, knobs)
+    assert [a for a in s.actions if a.kind == "checkpoint"] == []
+    s, _ = run([(100, "request_claim", job(J_SMALL)), (101, "activate")], 200, knobs)
+    # every pass from 105 on (5-s grid): 105, 110, ..., 200
+    assert [a.t for a in s.actions if a.kind == "checkpoint"] == list(range(105, 201, 5))

@@ -24,6 +24,7 @@ from .transitions import Guard
 __all__ = ["Context", "Drain", "check", "local", "start_truth"]
 
 Why = tuple[str, str] | None
+STANDARD = 1
 
 
 @dataclass
@@ -151,8 +152,11 @@ def _run_benchmarks(ctx: Context) -> tuple[bool, Why]:
 
 
 def _periodic_checkpoint(ctx: Context) -> tuple[bool, Why]:
+    """Only a standard-universe job checkpoints (6.6 ``ResState::eval``)."""
     claim = ctx.slot.claim
-    truth, why = _expr(ctx, "PERIODIC_CHECKPOINT", claim.ad if claim else None, False)
+    if claim is None or claim.job is None or claim.job.get("JobUniverse") != STANDARD:
+        return False, None
+    truth, why = _expr(ctx, "PERIODIC_CHECKPOINT", claim.ad, False)
     return truth is Truth.TRUE, why
 
 
