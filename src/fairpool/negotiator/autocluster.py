@@ -67,12 +67,26 @@ def _names(node: Node, out: set[str]) -> None:
         _names(child, out)
 
 
+def _shape(expr: Expr | None) -> object:
+    """What a trace depends on: absent (None), a literal (True: it mentions no name), or
+    the syntax tree of an expression."""
+    if expr is None:
+        return None
+    return True if expr.const is not NOT_CONST else expr.node
+
+
 class _NameCollector:
-    """Names mentioned by expressions, following a slot's own attributes, cached per tree."""
+    """Names mentioned by expressions, following an ad's own attributes, cached per tree.
+
+    What an ad's Requirements and Rank reach is traced once per distinct set of
+    expressions: ads copied from one another share their parsed expressions, so a trace
+    is reused after checking that every attribute it looked at is still absent, a literal,
+    or the same syntax tree."""
 
     def __init__(self) -> None:
         self.by_node: dict[int, frozenset[str]] = {}
         self.keep: list[Node] = []
+        self.traces: dict[tuple[int, int], list[tuple[tuple, frozenset[str]]]] = {}
 
     def of(self, node: Node) -> frozenset[str]:
         found = self.by_node.get(id(node))
@@ -83,18 +97,37 @@ class _NameCollector:
             self.keep.append(node)  # keep ids valid while the cache lives
         return found
 
-    def through(self, ad: ClassAd, roots: Iterable[str], out: set[str]) -> None:
-        pending = [r for r in roots if r in ad]
+    def reach(self, ad: ClassAd) -> frozenset[str]:
+        """Every name mentioned by the ad's Requirements and Rank and, transitively, by
+        the ad's attributes they mention (as written, not lower-cased)."""
+        exprs = ad._exprs
+        key = (id(exprs.get("requirements")), id(exprs.get("rank")))
+        traces = self.traces.setdefault(key, [])
+        for looked_at, names in traces:
+            if all(_shape(exprs.get(name)) is shape for name, shape in looked_at):
+                return names
+        looked: dict[str, object] = {}
+
+        def has(lname: str) -> bool:
+            found = exprs.get(lname)
+            looked[lname] = _shape(found)
+            return found is not None
+
+        out: set[str] = set()
+        pending = [r for r in ("requirements", "rank") if has(r)]
         seen: set[str] = set()
         while pending:
             name = pending.pop().lower()
-            if name in seen or name not in ad:
+            if name in seen or not has(name):
                 continue
             seen.add(name)
-            for mentioned in self.of(ad.lookup(name).node):
+            for mentioned in self.of(exprs[name].node):
                 out.add(mentioned)
-                if mentioned.lower() in ad and mentioned.lower() not in seen:
+                if has(mentioned.lower()) and mentioned.lower() not in seen:
                     pending.append(mentioned)
+        names = frozenset(out)
+        traces.append((tuple(looked.items()), names))
+        return names
 
 
 def significant_attributes(slots: Iterable[ClassAd], params: NegotiatorParams) -> tuple[str, ...]:
@@ -104,7 +137,7 @@ def significant_attributes(slots: Iterable[ClassAd], params: NegotiatorParams) -
     collector = _NameCollector()
     names: set[str] = set(params.add_significant_attributes)
     for ad in slots:
-        collector.through(ad, ("Requirements", "Rank"), names)
+        names |= collector.reach(ad)
     for expr in (
         params.preemption_requirements,
         params.preemption_rank,
@@ -127,22 +160,30 @@ class Signatures:
         self.ids: dict[tuple, int] = {}
         self.text: dict[int, str] = {}
         self.collector = _NameCollector()
+        self.sorted_names: dict[frozenset[str], tuple[str, ...]] = {}
 
     def autocluster(self, job: ClassAd) -> int:
         key = ("job", id(job)) if self.each_job_alone else self.signature(job)
         return self.ids.setdefault(key, len(self.ids))
 
     def signature(self, job: ClassAd) -> tuple:
-        names = set(self.significant) | set(_ALWAYS)
-        own: set[str] = set()
-        self.collector.through(job, ("Requirements", "Rank"), own)
-        names |= own
-        return tuple(sorted((n.lower(), self._value(job, n)) for n in names))
+        """(lower-case name, value) for every significant name and every name the job's
+        own Requirements and Rank reach, sorted by name."""
+        value = self._value
+        return tuple((n, value(job, n)) for n in self._names(job))
 
-    def _value(self, job: ClassAd, name: str) -> object:
-        if name not in job:
+    def _names(self, job: ClassAd) -> tuple[str, ...]:
+        own = self.collector.reach(job)
+        names = self.sorted_names.get(own)
+        if names is None:
+            everything = set(self.significant) | set(_ALWAYS) | own
+            names = self.sorted_names[own] = tuple(sorted(n.lower() for n in everything))
+        return names
+
+    def _value(self, job: ClassAd, lname: str) -> object:
+        expr = job._exprs.get(lname)
+        if expr is None:
             return None
-        expr: Expr = job.lookup(name)
         if expr.const is not NOT_CONST:
             return (type(expr.const).__name__, expr.const)
         key = id(expr.node)

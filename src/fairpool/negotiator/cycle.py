@@ -22,6 +22,7 @@ from ..classad import ClassAd
 from ..classad.match import evaluate, satisfied
 from ..classad.values import UNDEFINED
 from ..classad.vector import SlotColumns
+from .attribute import attribute
 from .autocluster import Signatures, significant_attributes
 from .concurrency import LimitCounter
 from .ephemeral import LIVE_USAGE, Annotations, LiveUsage, live_usage_expr
@@ -135,7 +136,9 @@ def _running_submitters(
     them too, so they count when the pie is shared out (and leave at their turn)."""
     running = {n for n in usage if "@" in n}
     running |= {
-        submitter_of(job, params.accounting_domain) for job in jobs if job.eval("JobStatus") == 2
+        submitter_of(job, params.accounting_domain)
+        for job in jobs
+        if attribute(job, "JobStatus") == 2
     }
     return running
 
@@ -311,5 +314,5 @@ def _group_summaries(state: CycleState, tree: GroupNode) -> dict[str, dict[str, 
 
 def _schedd(job: ClassAd) -> str:
     """The schedd a job came from: the first part of its GlobalJobId."""
-    global_id = job.eval("GlobalJobId")
+    global_id = attribute(job, "GlobalJobId")
     return global_id.split("#")[0] if isinstance(global_id, str) else "local"

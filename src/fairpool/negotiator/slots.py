@@ -21,6 +21,7 @@ import numpy as np
 from ..accounting.accountant import Usage
 from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
+from .attribute import attribute
 from .params import NegotiatorParams
 
 __all__ = [
@@ -73,7 +74,7 @@ def fetch_slots(ads: Iterable[ClassAd], params: NegotiatorParams, now: float) ->
     """The slot ads this negotiator is responsible for, in collector order."""
     slots = []
     for ad in ads:
-        if ad.eval("MyType") != "Machine" or not isinstance(ad.eval("Name"), str):
+        if attribute(ad, "MyType") != "Machine" or not isinstance(attribute(ad, "Name"), str):
             continue
         if params.slot_constraint is not None and not _true(params.slot_constraint, ad, now):
             continue
@@ -97,12 +98,12 @@ def _slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> Slot
     )
     return Slot(
         ad=ad,
-        name=ad.eval("Name"),
+        name=attribute(ad, "Name"),
         index=index,
         weight=slot_weight(ad, params, now),
         state=state,
         activity=activity,
-        partitionable=ad.eval("PartitionableSlot") is True,
+        partitionable=attribute(ad, "PartitionableSlot") is True,
         holder=holder,
         remote_user=remote,
     )
@@ -143,7 +144,7 @@ def effective_pool_size(slots: list[Slot]) -> float:
     """The pool counted in slots, a partitionable slot as its Cpus (unweighted quotas)."""
     total = 0.0
     for slot in slots:
-        cpus = slot.ad.eval("Cpus")
+        cpus = attribute(slot.ad, "Cpus")
         total += float(cpus) if slot.partitionable and type(cpus) in (int, float) else 1.0
     return total
 
@@ -157,7 +158,7 @@ def trim(slots: list[Slot], params: NegotiatorParams) -> list[Slot]:
         if slot.state in _HELD_STATES and not slot.partitionable:
             if not params.consider_preemption:
                 continue
-            retiring = slot.ad.eval("RetirementTimeRemaining")
+            retiring = attribute(slot.ad, "RetirementTimeRemaining")
             if not params.consider_early_preemption and type(retiring) is int and retiring > 0:
                 continue
         kept.append(slot)
@@ -165,7 +166,7 @@ def trim(slots: list[Slot], params: NegotiatorParams) -> list[Slot]:
 
 
 def _wants_matching(ad: ClassAd) -> bool:
-    return ad.eval("WantMatching") is True
+    return attribute(ad, "WantMatching") is True
 
 
 def _true(expr: Expr, ad: ClassAd, now: float) -> bool:
@@ -173,7 +174,7 @@ def _true(expr: Expr, ad: ClassAd, now: float) -> bool:
 
 
 def _string(ad: ClassAd, name: str) -> str:
-    value = ad.eval(name) if name in ad else ""
+    value = attribute(ad, name) if name in ad else ""
     return value if isinstance(value, str) else ""
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..classad import ClassAd
+from .attribute import attribute
 from .autocluster import Signatures
 
 __all__ = ["Request", "SubmitterQueue", "job_id", "queues", "submitter_of"]
@@ -24,21 +25,21 @@ IDLE = 1
 
 def submitter_of(job: ClassAd, domain: str) -> str:
     """The accounting name a job is charged to."""
-    group = job.eval("AccountingGroup") if "AccountingGroup" in job else None
-    user = job.eval("User") if "User" in job else None
-    owner = job.eval("Owner") if "Owner" in job else None
+    group = attribute(job, "AccountingGroup") if "AccountingGroup" in job else None
+    user = attribute(job, "User") if "User" in job else None
+    owner = attribute(job, "Owner") if "Owner" in job else None
     if isinstance(user, str) and "@" in user:
         domain = user.rpartition("@")[2]
         owner = owner if isinstance(owner, str) else user.rpartition("@")[0]
     if isinstance(group, str) and group:
         return f"{group}@{domain}"
-    if job.eval("NiceUser") is True and isinstance(owner, str):
+    if attribute(job, "NiceUser") is True and isinstance(owner, str):
         return f"nice-user.{owner}@{domain}"
     return f"{owner}@{domain}" if isinstance(owner, str) else f"nobody@{domain}"
 
 
 def job_id(job: ClassAd) -> str:
-    return f"{job.eval('ClusterId')}.{job.eval('ProcId')}"
+    return f"{attribute(job, 'ClusterId')}.{attribute(job, 'ProcId')}"
 
 
 @dataclass(eq=False)
@@ -71,13 +72,13 @@ class SubmitterQueue:
 
 
 def _schedd_order(job: ClassAd) -> tuple:
-    prio = job.eval("JobPrio")
-    qdate = job.eval("QDate")
+    prio = attribute(job, "JobPrio")
+    qdate = attribute(job, "QDate")
     return (
         -(prio if type(prio) in (int, float) else 0),
         qdate if type(qdate) in (int, float) else 0,
-        _number(job.eval("ClusterId")),
-        _number(job.eval("ProcId")),
+        _number(attribute(job, "ClusterId")),
+        _number(attribute(job, "ProcId")),
     )
 
 
@@ -91,7 +92,7 @@ def queues(
     """Idle jobs grouped by submitter, each submitter's jobs cut into requests."""
     by_submitter: dict[str, list[ClassAd]] = {}
     for job in jobs:
-        if job.eval("JobStatus") == IDLE:
+        if attribute(job, "JobStatus") == IDLE:
             by_submitter.setdefault(submitter_of(job, domain), []).append(job)
     result = {}
     for name, own in by_submitter.items():
@@ -103,7 +104,7 @@ def queues(
                 queue.requests[-1].jobs.append(job)
             else:
                 queue.requests.append(Request(cluster, [job]))
-            cpus = job.eval("RequestCpus")
+            cpus = attribute(job, "RequestCpus")
             queue.weighted_idle += cpus if type(cpus) in (int, float) else 1
         result[name] = queue
     return result

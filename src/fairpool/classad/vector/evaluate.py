@@ -39,7 +39,7 @@ from ..scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES, eval_attr
 from ..values import ERROR, UNDEFINED, Error
 from .cells import INT, B, E, R, S, U, Vec, assemble, is_vec, value_at, vec_of
 from .ops import binary, logical, truth_of, unary
-from .table import Column, SlotColumns
+from .table import Column, Memo, SlotColumns
 
 __all__ = ["VectorMatch"]
 
@@ -48,6 +48,7 @@ _MAX_STACK = 100  # deeper chains of attributes go to the scalar path (MAX_DEPTH
 _TYPE_TESTS = {"isundefined": U, "iserror": E, "isstring": S, "isinteger": INT, "isreal": R}
 _TYPE_TESTS["isboolean"] = B
 _SCOPES = ("my", "target", "other")
+_KEPT = (Binary, Unary, Cond, Elvis, Call)
 
 
 class _Whole(Exception):
@@ -64,6 +65,7 @@ class VectorMatch:
         self.strings = columns.strings
         self.my_is_slot = True
         self.read: set[str] = set()  # names looked up in the job
+        self.job_reads = 0  # how often the job was consulted (see _kept)
         self.dynamic = False  # something was read that ``read`` does not describe
 
     def attribute(self, name: str, rows: np.ndarray, *, my_is_slot: bool) -> Any:
@@ -117,6 +119,27 @@ class VectorMatch:
             return self._ev(node.inner, rows, side, stack)
         if kind is AttrRef:
             return self._reference(node, rows, side, stack)
+        if kind in _KEPT:
+            return self._kept(node, rows, side, stack)
+        return self._computed(node, rows, side, stack)
+
+    def _kept(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
+        """A value that read nothing of the job is the same for every job: kept in the
+        columns' memo and reused by later evaluations (other jobs) for the same rows."""
+        key = (id(node), side, self.my_is_slot, stack)
+        memo = self.columns.memo.get(key)
+        if memo is not None and memo.node is node and memo.done[rows].all():
+            return memo.cells.take(rows)
+        before = self.job_reads
+        value = self._computed(node, rows, side, stack)
+        if self.job_reads == before:
+            if memo is None or memo.node is not node:
+                memo = self.columns.memo[key] = Memo(node, len(self.columns))
+            memo.keep(rows, value, self.strings)
+        return value
+
+    def _computed(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
+        kind = type(node)
         if kind is Binary:
             return self._binary(node, rows, side, stack)
         if kind is Unary:
@@ -191,9 +214,11 @@ class VectorMatch:
     # -- names -----------------------------------------------------------------------
     def _reference(self, node: AttrRef, rows: np.ndarray, side: int, stack: tuple) -> Any:
         lname = node.lname
+        scope = node.scope
+        if lname == "currenttime" and scope is None and not node.absolute:
+            return self._current_time(rows, side, stack)
         if node.absolute or lname in SPECIAL_NAMES or lname in MATCH_SCOPE_NAMES:
             return self._cells(node, rows, side, stack)
-        scope = node.scope
         if scope is None:
             return self._name(lname, rows, side, stack)
         if (
@@ -206,16 +231,22 @@ class VectorMatch:
             return self._cells(node, rows, side, stack)
         return self._own(lname, rows, side if scope.lname == "my" else 1 - side, stack)
 
+    def _current_time(self, rows: np.ndarray, side: int, stack: tuple) -> Any:
+        """``CurrentTime``: the ad's own attribute of that name, else the time."""
+        if self._has("currenttime", rows, side):
+            return self._cells(AttrRef("CurrentTime"), rows, side, stack)
+        return int(self.now)
+
     def _has(self, lname: str, rows: np.ndarray, side: int) -> bool:
         if side == JOB:
-            self.read.add(lname)
+            self._reads(lname)
             return lname in self.job._exprs
         return bool(self.columns.column(lname).present[rows].any())
 
     def _name(self, lname: str, rows: np.ndarray, side: int, stack: tuple) -> Any:
         """An unscoped name: the current ad's, else the other ad's."""
         if side == JOB:
-            self.read.add(lname)
+            self._reads(lname)
             if lname in self.job._exprs:
                 return self._own(lname, rows, JOB, stack)
             return self._own(lname, rows, SLOT, stack)
@@ -234,7 +265,7 @@ class VectorMatch:
         """An ad's own attribute, UNDEFINED where it has none."""
         if side == SLOT:
             return self._slot_values(self.columns.column(lname), rows, stack)
-        self.read.add(lname)
+        self._reads(lname)
         expr = self.job._exprs.get(lname)
         if expr is None:
             return UNDEFINED
@@ -263,6 +294,7 @@ class VectorMatch:
     def _cells(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Vec:
         """``node`` for each row by the compiled evaluator, in the same scope and with
         the same attributes busy as the scalar path would have."""
+        self.job_reads += 1  # the scalar path has the job in scope
         self._scan(node, rows, None)
         job, run, values = self.job, _compile.run, []
         for row in rows:
@@ -277,6 +309,10 @@ class VectorMatch:
             except RecursionError:
                 raise _Whole from None
         return vec_of(values, self.strings)
+
+    def _reads(self, lname: str) -> None:
+        self.read.add(lname)
+        self.job_reads += 1
 
     def _scan(self, node: Node, rows: np.ndarray, parent: Node | None) -> None:
         """What a subtree left to the scalar path may read: its names go to ``read``;
@@ -295,7 +331,7 @@ class VectorMatch:
                 scope_of_select = type(parent) is AttrRef and parent.scope is node
                 self.dynamic = self.dynamic or not scope_of_select
             else:
-                self.read.add(lname)
+                self._reads(lname)
                 expr = self.job._exprs.get(lname)
                 if expr is not None and expr.const is NOT_CONST:
                     self.dynamic = True

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..operators import BINARY, UNARY, logical_and, logical_or, truth
 from ..values import UNDEFINED, Error
-from .cells import INT, B, E, R, S, StringTable, U, Vec, X, cell_of, is_vec, lanes, value_at
+from .cells import INT, B, E, R, S, StringTable, U, Vec, X, cell_of, is_vec, value_at
 
 __all__ = ["binary", "logical", "truth_of", "unary"]
 
@@ -53,8 +53,12 @@ class _Out:
         return Vec(self.tag, self.i, self.f, self.x)
 
 
-def _full(mask: Any, n: int) -> np.ndarray:
-    return np.broadcast_to(np.asarray(mask), (n,))
+def _lanes(value: Any, n: int, strings: StringTable) -> tuple[Any, Any, Any]:
+    """Tag, integer and real lanes of an operand, as arrays of ``n`` cells."""
+    if is_vec(value):
+        return value.tag, value.i, value.f
+    tag, i, f, _ = cell_of(value, strings)
+    return np.full(n, tag, np.int8), np.full(n, i, np.int64), np.full(n, f, np.float64)
 
 
 def _numeric(tag: Any) -> Any:
@@ -71,14 +75,14 @@ def binary(op: str, a: Any, b: Any, n: int, strings: StringTable) -> Any:
         return BINARY[op](a, b)
     if op in ("is", "isnt"):
         return _identical(op, a, b, n, strings)
-    ta, ia, fa, _ = lanes(a, strings)
-    tb, ib, fb, _ = lanes(b, strings)
-    err = _full((ta == E) | (tb == E), n)
-    und = _full(((ta == U) | (tb == U)), n) & ~err
+    ta, ia, fa = _lanes(a, n, strings)
+    tb, ib, fb = _lanes(b, n, strings)
+    err = (ta == E) | (tb == E)
+    und = ((ta == U) | (tb == U)) & ~err
     out = _Out(n, E)
     out.tag[und] = U
     live = ~err & ~und
-    objects = live & _full((ta == X) | (tb == X), n)
+    objects = live & ((ta == X) | (tb == X))
     if op in _ARITH:
         _arith(op, out, live & ~objects, (ta, ia, fa), (tb, ib, fb), n)
     elif op in _COMPARE:
@@ -92,10 +96,10 @@ def binary(op: str, a: Any, b: Any, n: int, strings: StringTable) -> Any:
 
 def _arith(op: str, out: _Out, live: np.ndarray, a: tuple, b: tuple, n: int) -> None:
     (ta, ia, fa), (tb, ib, fb) = a, b
-    both = live & _full(_numeric(ta) & _numeric(tb), n)
-    ints = both & _full((ta != R) & (tb != R), n)
+    both = live & (_numeric(ta) & _numeric(tb))
+    ints = both & ((ta != R) & (tb != R))
     reals = both & ~ints
-    x, y = np.broadcast_to(ia, (n,)), np.broadcast_to(ib, (n,))
+    x, y = ia, ib
     with np.errstate(all="ignore"):
         if op in "/%":
             edge = ints & ((y == 0) | (y == -1) | (x == _INT_MIN) | (y == _INT_MIN))
@@ -113,7 +117,6 @@ def _arith(op: str, out: _Out, live: np.ndarray, a: tuple, b: tuple, n: int) -> 
             return  # a real remainder is ERROR, already there
         u, v = _as_real(ta, ia, fa), _as_real(tb, ib, fb)
         real = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[op](u, v)
-        real = np.broadcast_to(real, (n,))
         ok = reals & (real != np.inf)
         out.tag[ok] = R
         out.f[ok] = real[ok]
@@ -131,7 +134,7 @@ def _compare(
     op: str, out: _Out, live: np.ndarray, a: tuple, b: tuple, n: int, strings: StringTable
 ) -> None:
     (ta, ia, fa), (tb, ib, fb) = a, b
-    sa, sb = _full(ta == S, n), _full(tb == S, n)
+    sa, sb = (ta == S), (tb == S)
     words = live & (sa | sb)
     pairs = words & sa & sb
     if op in ("==", "!=") and pairs.any():
@@ -141,23 +144,23 @@ def _compare(
         out.i[pairs] = (same if op == "==" else ~same)[pairs]
     else:
         out.tag[pairs] = S  # marked for the scalar operator
-    both = live & ~words & _full(_numeric(ta) & _numeric(tb), n)
-    ints = _full((ta != R) & (tb != R), n)
+    both = live & ~words & (_numeric(ta) & _numeric(tb))
+    ints = (ta != R) & (tb != R)
     fn = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
     fn |= {"==": np.equal, "!=": np.not_equal}
-    by_int = _full(fn[op](ia, ib), n)
-    by_real = _full(fn[op](_as_real(ta, ia, fa), _as_real(tb, ib, fb)), n)
+    by_int = fn[op](ia, ib)
+    by_real = fn[op](_as_real(ta, ia, fa), _as_real(tb, ib, fb))
     out.tag[both] = B
     out.i[both] = np.where(ints, by_int, by_real)[both]
 
 
 def _identical(op: str, a: Any, b: Any, n: int, strings: StringTable) -> Vec:
-    ta, ia, fa, _ = lanes(a, strings)
-    tb, ib, fb, _ = lanes(b, strings)
-    objects = _full((ta == X) | (tb == X), n)
-    same_type = _full(ta == tb, n)
-    equal = np.where(_full(ta == R, n), _full(fa == fb, n), _full(ia == ib, n))
-    equal = equal | _full((ta == U) | (ta == E), n)
+    ta, ia, fa = _lanes(a, n, strings)
+    tb, ib, fb = _lanes(b, n, strings)
+    objects = (ta == X) | (tb == X)
+    same_type = ta == tb
+    equal = np.where((ta == R), (fa == fb), (ia == ib))
+    equal = equal | ((ta == U) | (ta == E))
     result = same_type & equal
     out = _Out(n, B)
     out.i[:] = result if op == "is" else ~result

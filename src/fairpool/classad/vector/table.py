@@ -11,14 +11,15 @@ cells whose expression changed, so columns carry over from one cycle to the next
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..ad import ClassAd, Expr
 from ..scope import NOT_CONST
-from .cells import StringTable, U, Vec, X, cell_of
+from .cells import StringTable, U, Vec, X, cell_of, is_vec, lanes
 
-__all__ = ["Column", "SlotColumns"]
+__all__ = ["Column", "Memo", "SlotColumns"]
 
 
 class Column:
@@ -71,6 +72,29 @@ class Column:
         return [(self.groups[g], np.flatnonzero(groups == g)) for g in found]
 
 
+class Memo:
+    """Values of one sub-expression that read nothing of the job, for the rows done."""
+
+    def __init__(self, node: Any, n: int) -> None:
+        self.node = node  # kept so that the id in the memo's key stays this node's
+        self.cells = Vec(np.full(n, U, np.int8), np.zeros(n, np.int64), np.zeros(n), None)
+        self.done = np.zeros(n, bool)
+
+    def keep(self, rows: np.ndarray, value: Any, strings: StringTable) -> None:
+        tag, i, f, x = lanes(value, strings)
+        cells = self.cells
+        cells.tag[rows], cells.i[rows], cells.f[rows] = tag, i, f
+        if x is not None:
+            if cells.x is None:
+                cells.x = np.empty(len(cells.tag), object)
+            if is_vec(value):
+                cells.x[rows] = x
+            else:
+                for row in rows:
+                    cells.x[row] = x
+        self.done[rows] = True
+
+
 class SlotColumns:
     """A list of slot ads read column by column (see the module docstring)."""
 
@@ -78,6 +102,7 @@ class SlotColumns:
         self.ads = list(ads)
         self.strings = StringTable()
         self.columns: dict[str, Column] = {}
+        self.memo: dict[tuple, Memo] = {}  # see evaluate.VectorMatch._kept
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
 
     def __len__(self) -> int:
@@ -99,6 +124,7 @@ class SlotColumns:
             return len(ads) * max(1, len(self.columns))
         self.ads = list(ads)
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
+        self.memo.clear()  # a new cycle: another time, other annotations
         changed = 0
         for lname, column in self.columns.items():
             for row, ad in enumerate(self.ads):
@@ -108,6 +134,7 @@ class SlotColumns:
     def refresh(self, row: int) -> None:
         """Re-read one row after its ad changed in place."""
         ad = self.ads[row]
+        self.memo.clear()
         self.nested[row] = ad.parent is not None
         for lname, column in self.columns.items():
             column.update(row, ad._exprs.get(lname), self.strings)
