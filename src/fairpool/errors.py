@@ -4,7 +4,8 @@
     ├── ClassAdSyntaxError      text that is not ClassAd syntax (with line, column and a caret)
     └── InputError              input that names its place: file, line, and what was expected
         ├── ConfigError         a configuration file or knob (also names the knob)
-        └── SubmitError         a submit description file
+        ├── SubmitError         a submit description file
+        └── ScenarioError       a simulation scenario (also names the key)
 
 Data problems inside expressions are never exceptions: they are the ClassAd values
 UNDEFINED and ERROR. Exceptions are for input that cannot be read or used at all; commands
@@ -13,7 +14,14 @@ turn them into one clear line and a non-zero exit.
 
 from __future__ import annotations
 
-__all__ = ["ClassAdSyntaxError", "ConfigError", "FairpoolError", "InputError", "SubmitError"]
+__all__ = [
+    "ClassAdSyntaxError",
+    "ConfigError",
+    "FairpoolError",
+    "InputError",
+    "ScenarioError",
+    "SubmitError",
+]
 
 
 class FairpoolError(Exception):
@@ -99,3 +107,25 @@ class ConfigError(InputError):
 
 class SubmitError(InputError):
     """A submit description that cannot be turned into jobs."""
+
+
+class ScenarioError(InputError):
+    """A simulation scenario that cannot be run; ``key`` names the table and key
+    (``[[jobs]] 2, runtime``) when there is one."""
+
+    def __init__(
+        self,
+        message: str,
+        source: str | None = None,
+        line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.key = key
+        super().__init__(message, source, line)
+
+    def __str__(self) -> str:
+        prefix = f"{self.key}: " if self.key else ""
+        return f"{self.where()}{prefix}{self.message}"
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.source, self.line, self.key))

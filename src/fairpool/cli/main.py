@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "demo": "fairpool.cli.demo:demo",
     "negotiate": "fairpool.cli.negotiate:negotiate",
     "policy": "fairpool.cli.policy:policy",
+    "simulate": "fairpool.cli.simulate:simulate",
     "submit": "fairpool.cli.submit:submit",
     "userprio": "fairpool.cli.userprio:userprio",
 }

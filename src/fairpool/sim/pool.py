@@ -10,6 +10,11 @@
   cycle); not on slots with a consumption policy, where the negotiator matched each job;
 * a job whose slot is taken by a preempting match goes back to idle.
 
+The simulator also finishes jobs (their slot is released: a static slot goes back to
+Unclaimed/Idle, a dynamic slot gives its resources back to its partitionable slot and
+disappears), removes jobs, and adds and removes machines. Slots and jobs are kept in
+dictionaries in insertion order, which is the collector's and the queue's order.
+
 The dry run (``fairpool negotiate --cycles``) and the simulator share it.
 """
 
@@ -25,7 +30,7 @@ from ..negotiator.consumption import consumption_of
 from ..negotiator.cycle import PoolSnapshot
 from ..negotiator.results import CycleResult, Match
 from ..negotiator.submitters import job_id, submitter_of
-from ..startd.partition import carve
+from ..startd.partition import carve, release
 
 __all__ = ["Pool", "Started"]
 
@@ -54,17 +59,76 @@ class Pool:
     ) -> None:
         self.limits = limits or LimitConfig()
         self.claim_leftovers = claim_leftovers  # CLAIM_PARTITIONABLE_LEFTOVERS
-        self.slots = list(slots)
-        self.jobs = list(jobs)
         self.domain = domain
-        self.slot_by_name = {s.eval("Name"): s for s in self.slots}
-        self.job_by_id = {job_id(j): j for j in self.jobs}
+        self.slot_by_name = {s.eval("Name"): s for s in slots}
+        self.job_by_id = {job_id(j): j for j in jobs}
         self.job_on_slot: dict[str, str] = {}
         self.preemptions: dict[str, int] = {}
+        self.vacated: list[tuple[str, float]] = []  # (job, when it had started), to drain
+        self.version = 0  # bumped by every change to who holds which slot
+        self.touched: set[str] = set()  # slots claimed, released or removed since asked
         self._next_dslot: dict[str, int] = {}
+
+    @property
+    def slots(self) -> list[ClassAd]:
+        return list(self.slot_by_name.values())
+
+    @property
+    def jobs(self) -> list[ClassAd]:
+        return list(self.job_by_id.values())
 
     def snapshot(self) -> PoolSnapshot:
         return PoolSnapshot(self.slots, self.jobs)
+
+    def add_jobs(self, jobs: Iterable[ClassAd]) -> None:
+        for job in jobs:
+            self.job_by_id[job_id(job)] = job
+
+    def add_slots(self, slots: Iterable[ClassAd]) -> None:
+        for slot in slots:
+            self.slot_by_name[slot.eval("Name")] = slot
+            self.touched.add(slot.eval("Name"))
+        self.version += 1
+
+    def finish(self, name: str) -> None:
+        """A job completes (or is removed): it leaves the queue and frees its slot."""
+        job = self.job_by_id.pop(name)
+        slot_name = job.eval("RemoteHost")
+        if isinstance(slot_name, str) and self.job_on_slot.get(slot_name) == name:
+            self._release(slot_name)
+
+    def remove_slots(self, names: Iterable[str]) -> list[str]:
+        """Machines go away (a power failure): their jobs go back to idle, lost work and
+        all; the jobs that were running on them are returned."""
+        displaced = []
+        for name in names:
+            running = self.job_on_slot.get(name)
+            if running is not None:
+                self._vacate(running)
+                displaced.append(running)
+                self._release(name)
+            for child in [n for n, s in self.slot_by_name.items() if _parent_is(s, name)]:
+                displaced.extend(self.remove_slots([child]))
+            self.slot_by_name.pop(name, None)
+            self.touched.add(name)
+        self.version += 1
+        return displaced
+
+    def _release(self, slot_name: str) -> None:
+        del self.job_on_slot[slot_name]
+        slot = self.slot_by_name[slot_name]
+        self.touched.add(slot_name)
+        self.version += 1
+        if slot.eval("DynamicSlot") is True:
+            del self.slot_by_name[slot_name]
+            parent = self.slot_by_name.get(_parent_name(slot_name))
+            if parent is not None:
+                release(parent, slot)
+            return
+        for attribute in _CLAIM_ATTRIBUTES:
+            if attribute in slot:
+                del slot[attribute]
+        slot.update({"State": "Unclaimed", "Activity": "Idle", "CurrentRank": -1.0})
 
     def advance(self, now: float) -> None:
         """Keep the running jobs' run time current on their slots."""
@@ -116,14 +180,13 @@ class Pool:
         if dslot is None:
             return None
         self._next_dslot[name] = number + 1
-        self.slots.append(dslot)
         self.slot_by_name[dslot.eval("Name")] = dslot
         return self._start(dslot, job, submitter, now)
 
     def _idle_jobs_of(self, submitter: str) -> list[ClassAd]:
         return [
             j
-            for j in self.jobs
+            for j in self.job_by_id.values()
             if j.eval("JobStatus") == IDLE and submitter_of(j, self.domain) == submitter
         ]
 
@@ -166,14 +229,39 @@ class Pool:
             }
         )
         self.job_on_slot[slot_name] = job_id(job)
+        self.touched.add(slot_name)
+        self.version += 1
         return Started(job_id(job), slot_name, displaced)
 
     def _vacate(self, name: str) -> None:
         job = self.job_by_id[name]
+        started = job.eval("JobCurrentStartDate")
+        self.vacated.append((name, float(started) if type(started) is int else 0.0))
         job["JobStatus"] = IDLE
         if "RemoteHost" in job:
             del job["RemoteHost"]
         self.preemptions[name] = self.preemptions.get(name, 0) + 1
+
+
+_CLAIM_ATTRIBUTES = (
+    "RemoteUser",
+    "RemoteOwner",
+    "JobId",
+    "JobStart",
+    "TotalJobRunTime",
+    "AccountingGroup",
+    "ConcurrencyLimits",
+)
+
+
+def _parent_name(dslot_name: str) -> str:
+    """``slot1_3@host`` -> ``slot1@host``."""
+    slot_part, _, host = dslot_name.partition("@")
+    return f"{slot_part.rpartition('_')[0]}@{host}"
+
+
+def _parent_is(slot: ClassAd, name: str) -> bool:
+    return slot.eval("DynamicSlot") is True and _parent_name(slot.eval("Name")) == name
 
 
 def _consumes(pslot: ClassAd) -> bool:

@@ -1,0 +1,93 @@
+"""Simulated machines: ``[[machines]]`` tables (and ``add_machines`` events) to slot ads.
+
+A table gives ``count`` machines and either ``ad`` (one old-syntax slot ad per machine,
+static or partitionable) or, without ``ad``, the slots the ``[config]`` startd knobs give one
+machine (``NUM_CPUS``, ``SLOT_TYPE_<N>``, ...; ``fairpool.startd.layout``). ``name`` is the
+machines' host-name pattern, ``{n}`` numbering them from 1 (default ``m<table>-{n}``); a
+slot is named ``slot<SlotID>@<host>``. What an ad leaves out of the bookkeeping attributes
+(``MyType``, ``State``, ``Activity``, ``SlotID``, ``Requirements = START``) is filled in as
+a startd would publish it; resources and platform (``Cpus``, ``Memory``, ``Arch``, ...) are
+the scenario's to give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..classad import ClassAd, ClassAdSyntaxError, Expr, parse_ad
+from ..config import Config
+from ..startd.layout import machine_ads
+from .table import Table
+
+__all__ = ["MachineSpec", "machine_slots", "parse_machines"]
+
+_KEYS = ("count", "ad", "name")
+
+
+@dataclass(frozen=True)
+class MachineSpec:
+    """``count`` machines, each with the slots of ``template``, hosts named by ``name``."""
+
+    count: int
+    template: tuple[ClassAd, ...]
+    name: str
+    label: str
+
+
+def parse_machines(
+    table: Table, knobs: Config, default_name: str, extra: tuple = ()
+) -> MachineSpec:
+    """Read a ``[[machines]]`` table (``extra``: further keys the caller reads itself)."""
+    table.allow(_KEYS + extra)
+    count = table.integer("count", 1, minimum=1)
+    name = table.text("name", default_name)
+    if count > 1 and "{n" not in name:
+        raise table.fail("name")("expected a pattern with {n} when count is more than 1")
+    try:
+        name.format(n=1)
+    except (ValueError, KeyError, IndexError) as err:
+        raise table.fail("name")(f'expected a pattern such as "node{{n:03d}}" ({err})') from None
+    template = (_slot_ad(table),) if table.has("ad") else tuple(machine_ads(knobs))
+    return MachineSpec(count, template, name, table.name)
+
+
+def _slot_ad(table: Table) -> ClassAd:
+    text = table.text("ad")
+    try:
+        ad = parse_ad(text)
+    except ClassAdSyntaxError as err:
+        raise table.fail("ad")(f"not a machine ad: {err.message} (line {err.line})") from None
+    if "Cpus" not in ad:
+        raise table.fail("ad")("the machine ad needs Cpus")
+    return ad
+
+
+def machine_slots(spec: MachineSpec, first: int = 1) -> list[ClassAd]:
+    """The slot ads of machines ``first`` .. ``first + count - 1`` of ``spec``."""
+    slots = []
+    for n in range(first, first + spec.count):
+        host = spec.name.format(n=n)
+        for number, template in enumerate(spec.template, 1):
+            slots.append(_named(template, host, number))
+    return slots
+
+
+def _named(template: ClassAd, host: str, number: int) -> ClassAd:
+    ad = template.copy()
+    slot_id = ad.eval("SlotID") if "SlotID" in ad else number
+    slot_id = slot_id if type(slot_id) is int else number
+    defaults = {"MyType": "Machine", "State": "Unclaimed", "Activity": "Idle"}
+    for key, value in defaults.items():
+        if key not in ad:
+            ad[key] = value
+    if "Requirements" not in ad:
+        if "START" not in ad:
+            ad["START"] = True
+        ad["Requirements"] = Expr("START")
+    if ad.eval("PartitionableSlot") is True:
+        ad.update({"SlotType": "Partitionable", "NumDynamicSlots": 0})
+        for resource in ("Cpus", "Memory", "Disk"):
+            if resource in ad and f"TotalSlot{resource}" not in ad:
+                ad[f"TotalSlot{resource}"] = ad.eval(resource)
+    ad.update({"Name": f"slot{slot_id}@{host}", "Machine": host, "SlotID": slot_id})
+    return ad

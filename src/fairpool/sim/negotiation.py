@@ -1,0 +1,41 @@
+"""One negotiator cycle against a pool in memory, with its accounting: the step both
+``fairpool negotiate --cycles`` (dryrun.py) and the simulator (runner.py) take.
+
+In order, as the negotiator does: age the priorities to ``now`` (charging the usage held
+since the last cycle); negotiate; record each customer's usage (claimed slots plus this
+cycle's matches); make sure every submitter has a record (its factor is fixed the first
+time it is seen). Carrying out the matches (``Pool.apply``) is left to the caller, which
+may save the accountant first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..accounting.accountant import Accountant
+from ..negotiator import CycleResult, NegotiatorParams, run_cycle
+from ..negotiator.groups import assigned_group, build_tree
+from .pool import Pool
+
+__all__ = ["group_assigner", "negotiate"]
+
+
+def negotiate(
+    pool: Pool, accountant: Accountant, params: NegotiatorParams, now: float
+) -> CycleResult:
+    """Age, negotiate and record usage for the cycle at ``now``."""
+    pool.advance(now)
+    accountant.update_priorities(now)
+    result = run_cycle(pool.snapshot(), accountant.view().__getitem__, params, now=now)
+    accountant.set_usage(result.usage)
+    for name in result.submitters:
+        accountant.customer(name)
+    return result
+
+
+def group_assigner(params: NegotiatorParams) -> Callable[[str], str | None]:
+    """The group each customer is charged to (None without groups)."""
+    if not params.groups.enabled:
+        return lambda name: None
+    tree = build_tree(params.groups)
+    return lambda name: assigned_group(tree, name).name

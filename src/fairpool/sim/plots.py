@@ -1,0 +1,135 @@
+"""Pictures of a run (PNG, matplotlib's Agg backend, no display needed):
+
+* ``rup.png``: RUP over time per submitter (the seed's "User Priority" graphs);
+* ``running.png``: slot weight held per submitter over time (the seed's "Fair Share");
+* ``groups.png``: each group's usage against its quota (when there are groups);
+* ``waits.png``: the distribution of waits (cumulative, per submitter).
+
+With many submitters (a trace has hundreds) the ``TOP`` with the most core-hours are drawn
+and the rest are summed as "others" where a sum means something (running slots).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from .recorder import Recorder
+
+__all__ = ["TOP", "plot_all", "series"]
+
+TOP = 8
+Series = dict[str, tuple[list[float], list[float]]]
+
+
+def series(recorder: Recorder, field: str, names: list[str] | None = None) -> Series:
+    """``{submitter: (hours, values)}`` of one sampled field; other submitters summed into
+    "others" when ``names`` is given."""
+    out: dict[str, tuple[list[float], list[float]]] = {}
+    others: dict[float, float] = defaultdict(float)
+    for s in recorder.samples:
+        value = getattr(s, field)
+        if names is not None and s.submitter not in names:
+            others[s.time / 3600] += value
+            continue
+        hours, values = out.setdefault(s.submitter, ([], []))
+        hours.append(s.time / 3600)
+        values.append(value)
+    if others:
+        out["others"] = (list(others), list(others.values()))
+    return out
+
+
+def top_submitters(recorder: Recorder, count: int = TOP) -> list[str]:
+    used: dict[str, float] = defaultdict(float)
+    for record in recorder.jobs.values():
+        used[record.submitter] += record.good_seconds
+    return sorted(used, key=lambda n: (-used[n], n))[:count]
+
+
+def plot_all(out: Path, recorder: Recorder, title: str = "") -> list[Path]:
+    """Write the run's plots into ``out``; returns the files written."""
+    top = top_submitters(recorder)
+    written = [
+        line_plot(
+            out / "rup.png",
+            {n: v for n, v in series(recorder, "rup").items() if n in top},
+            "Real user priority (RUP)",
+            title,
+        ),
+        line_plot(
+            out / "running.png", series(recorder, "running", top), "Running (slot weight)", title
+        ),
+        wait_plot(out / "waits.png", recorder, top, title),
+    ]
+    if recorder.group_samples:
+        written.append(group_plot(out / "groups.png", recorder, title))
+    return written
+
+
+def line_plot(
+    path: Path, data: Series, ylabel: str, title: str, styles: dict[str, str] | None = None
+) -> Path:
+    """One line per series; ``styles`` may give a series a format such as ``"C1--"``."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for number, (name, (hours, values)) in enumerate(sorted(data.items())):
+        style = (styles or {}).get(name, f"C{number % 10}-")
+        ax.plot(hours, values, style, label=name, linewidth=1.5)
+    _finish(fig, ax, ylabel, title, bool(data))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def group_plot(path: Path, recorder: Recorder, title: str) -> Path:
+    usage: dict[str, tuple[list[float], list[float], list[float]]] = {}
+    for g in recorder.group_samples:
+        hours, used, quota = usage.setdefault(g.group, ([], [], []))
+        hours.append(g.time / 3600)
+        used.append(g.usage)
+        quota.append(g.quota)
+    busiest = sorted(usage, key=lambda n: (-sum(usage[n][1]), n))[:TOP]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for number, name in enumerate(sorted(busiest)):
+        hours, used, quota = usage[name]
+        color = f"C{number % 10}"
+        ax.plot(hours, used, "-", color=color, label=f"{name} usage")
+        ax.plot(hours, quota, "--", color=color, label=f"{name} quota")
+    _finish(fig, ax, "Slot weight", title or "Group usage against quota", bool(busiest))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def wait_plot(path: Path, recorder: Recorder, names: list[str], title: str) -> Path:
+    waits: dict[str, list[float]] = defaultdict(list)
+    for record in recorder.jobs.values():
+        wait = record.wait()
+        if wait is not None:
+            waits[record.submitter if record.submitter in names else "others"].append(wait / 3600)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for name in sorted(waits):
+        values = sorted(waits[name])
+        fractions = [(i + 1) / len(values) for i in range(len(values))]
+        ax.step(values, fractions, where="post", label=name)
+    _finish(fig, ax, "Fraction of started jobs", title or "Wait before first start", bool(waits))
+    ax.set_xlabel("Wait (hours)")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _finish(fig, ax, ylabel: str, title: str, legend: bool) -> None:
+    ax.set_xlabel("Time (hours)")
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if legend:
+        ax.legend(fontsize="small", loc="best")
+    fig.tight_layout()

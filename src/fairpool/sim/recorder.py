@@ -1,0 +1,116 @@
+"""What happened during a run, as plain records: every job's life, and samples of the
+submitters and groups taken at regular times. summary.py and outputs.py read them.
+
+Core-hours are counted once per run of a job: a completed run adds its run time times
+its cores (goodput); a preempted run adds what it had done to badput; a run still going
+at the end adds what it has done so far. So a trace replayed to the end delivers exactly
+the core-hours the trace records, and preemptions show up as badput on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["GroupSample", "JobRecord", "Recorder", "Sample"]
+
+
+@dataclass(slots=True)
+class JobRecord:
+    id: str
+    submitter: str
+    group: str
+    submit: float
+    cpus: float
+    start: float | None = None  # first start
+    end: float | None = None
+    preemptions: int = 0
+    removed: bool = False
+    running_since: float | None = None
+    good_seconds: float = 0.0  # core-seconds of the completed run
+    bad_seconds: float = 0.0  # core-seconds of preempted runs
+
+    def wait(self) -> float | None:
+        return None if self.start is None else self.start - self.submit
+
+
+@dataclass(frozen=True)
+class Sample:
+    time: float
+    submitter: str
+    group: str
+    running: float
+    idle: int
+    rup: float
+    eup: float
+    factor: float
+
+
+@dataclass(frozen=True)
+class GroupSample:
+    time: float
+    group: str
+    quota: float
+    usage: float
+
+
+@dataclass
+class Recorder:
+    """Job records by id, samples in time order, and pool capacity over time."""
+
+    start: float
+    jobs: dict[str, JobRecord] = field(default_factory=dict)
+    samples: list[Sample] = field(default_factory=list)
+    group_samples: list[GroupSample] = field(default_factory=list)
+    pool_samples: list[tuple[float, float]] = field(default_factory=list)  # (time, cores)
+    capacity_seconds: float = 0.0  # core-seconds the pool offered
+    cycles: int = 0
+    cycles_run: int = 0  # cycles in which run_cycle ran (the rest were shortcuts)
+    _capacity: float = 0.0
+    _capacity_since: float = 0.0
+
+    def submitted(self, job: str, submitter: str, group: str, now: float, cpus: float) -> None:
+        self.jobs[job] = JobRecord(job, submitter, group, now - self.start, cpus)
+
+    def started(self, job: str, now: float) -> None:
+        record = self.jobs[job]
+        offset = now - self.start
+        if record.start is None:
+            record.start = offset
+        record.running_since = offset
+
+    def vacated(self, job: str, now: float) -> None:
+        record = self.jobs[job]
+        if record.running_since is not None:
+            record.bad_seconds += (now - self.start - record.running_since) * record.cpus
+        record.running_since = None
+        record.preemptions += 1
+
+    def completed(self, job: str, now: float) -> None:
+        record = self.jobs[job]
+        record.end = now - self.start
+        if record.running_since is not None:
+            record.good_seconds += (record.end - record.running_since) * record.cpus
+        record.running_since = None
+
+    def removed(self, job: str, now: float) -> None:
+        """condor_rm: a running job's work so far is lost."""
+        record = self.jobs[job]
+        if record.running_since is not None:
+            record.bad_seconds += (now - self.start - record.running_since) * record.cpus
+        record.running_since = None
+        record.end = now - self.start
+        record.removed = True
+
+    def capacity(self, now: float, cores: float) -> None:
+        """The pool's cores change at ``now`` (machines added or removed)."""
+        self.capacity_seconds += self._capacity * (now - self._capacity_since)
+        self._capacity, self._capacity_since = cores, now
+
+    def finish(self, now: float) -> None:
+        """Close the books at the end: running jobs count what they have done so far."""
+        self.capacity(now, self._capacity)
+        end = now - self.start
+        for record in self.jobs.values():
+            if record.running_since is not None:
+                record.good_seconds += (end - record.running_since) * record.cpus
+                record.running_since = None

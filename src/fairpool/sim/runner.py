@@ -1,0 +1,275 @@
+"""The simulator: a scenario run on one event heap (runtime/env.py) with the negotiator,
+accountant, group quotas and concurrency limits fairpool uses everywhere else.
+
+Processes on the heap: the negotiator (a cycle every ``negotiator_interval`` from the
+start, the step negotiation.py shares with ``fairpool negotiate``, then a sample when one
+is due), one per job source and trace (submissions at their times), one event per job
+completion, and the scenario's ``[[events]]``. Events due at the same time run in the order
+they were scheduled, so scenario events and completions at a cycle's time come before it.
+
+What happens to a job: it is submitted (idle); a cycle matches it and ``Pool.apply`` starts
+it; it completes ``runtime`` seconds later and its slot is released at once (no claim
+reuse: every job goes through the negotiator). A preempted job goes back to idle and
+starts again from the beginning (no checkpoints). Machines are dedicated: the startd
+policy (START, SUSPEND, PREEMPT on owner activity) is not simulated; machines are always
+willing, as a dedicated pool's are.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Generator
+
+from ..accounting.accountant import Accountant
+from ..classad import Expr
+from ..classad.match import evaluate, satisfied
+from ..errors import ScenarioError
+from ..negotiator.submitters import job_id, submitter_of
+from ..runtime.env import Environment
+from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
+from .events import apply_event
+from .machines import MachineSpec, machine_slots
+from .negotiation import group_assigner, negotiate
+from .pool import Pool
+from .recorder import Recorder
+from .sampling import take_sample
+from .scenario import Scenario, Settings
+from .shortcuts import PoolWatch, preemption_possible, ranks_vary
+from .workload import JobSpec, TraceSpec
+
+__all__ = ["Simulation", "simulate"]
+
+RUNNING = 2
+
+
+class Simulation:
+    """One run of a scenario; ``run()`` fills ``recorder`` and leaves the accountant."""
+
+    def __init__(self, scenario: Scenario, progress: Callable[[float], None] | None = None):
+        self.scenario = scenario
+        sim = scenario.simulation
+        self.settings = scenario.settings
+        self.domain = self.settings.params.accounting_domain
+        self.env = Environment(sim.start)
+        self.end = sim.start + sim.duration
+        self.pool = Pool([], [], self.domain, self.settings.params.concurrency)
+        self.pool.claim_leftovers = self.settings.claim_leftovers
+        self.watch = PoolWatch(self.pool)
+        self.accountant = Accountant(
+            self.settings.policy, assign_group=group_assigner(self.settings.params)
+        )
+        self.factory = JobFactory(self.domain, sim.seed)
+        self.recorder = Recorder(sim.start)
+        self.progress = progress
+        self.runtime: dict[str, float] = {}
+        self.source: dict[str, str] = {}
+        self.idle_by_source: Counter[str] = Counter()
+        self.idle_by_submitter: Counter[str] = Counter()
+        self.submitters: dict[str, str] = {}  # every submitter seen -> its group
+        self.quotas: dict[str, float] = {}  # group quotas of the last negotiated cycle
+        self.new_submitters: list[str] = []
+        self.stopped: set[str] = set()
+        self.keep_idle: list[JobSpec] = []
+        self.made: Counter[str] = Counter()  # machines (per table) and submissions (per source)
+        self.ranked = False
+
+    # -- running ----------------------------------------------------------------------
+    def run(self) -> Simulation:
+        for spec in self.scenario.machines:
+            self.add_machines(spec)
+        for spec in self.scenario.jobs:
+            if spec.keep_idle is not None:
+                self.keep_idle.append(spec)
+            else:
+                self.env.process(self._submissions(spec))
+        for trace in self.scenario.traces:
+            self.env.process(self._trace(trace))
+        for event in self.scenario.events:
+            self.env.at(self.env.now + event.at, lambda e=event: apply_event(e, self))
+        self.env.process(self._negotiator())
+        self.env.run(until=self.end)
+        self.recorder.finish(self.end)
+        return self
+
+    def _negotiator(self) -> Generator[float, None, None]:
+        sim = self.scenario.simulation
+        next_sample = sim.start
+        while True:
+            now = self.env.now
+            self._refill(now)
+            self._cycle(now)
+            if now >= next_sample:
+                take_sample(self, now)
+                while next_sample <= now:
+                    next_sample += sim.sample_interval
+            if self.progress is not None:
+                self.progress((now - sim.start) / sim.duration)
+            if now + sim.negotiator_interval > self.end:
+                return
+            yield sim.negotiator_interval
+
+    def _cycle(self, now: float) -> None:
+        self.recorder.cycles += 1
+        params = self.settings.params
+        preemptible = preemption_possible(params, self.ranked)
+        if self.scenario.simulation.shortcuts and not self.watch.may_match(preemptible):
+            self._account(now)
+            return
+        self.recorder.cycles_run += 1
+        result = negotiate(self.pool, self.accountant, params, now)
+        self.new_submitters.clear()
+        if result.groups:
+            self.quotas = {name: g["subtree_quota"] for name, g in result.groups.items()}
+        started = self.pool.apply(result, now)
+        self._drain_vacated(now)
+        for start in started:
+            self._started(start.job, now)
+
+    def _account(self, now: float) -> None:
+        """What a cycle without matches does to the accountant (shortcuts.py)."""
+        self.accountant.update_priorities(now)
+        self.accountant.set_usage(self.watch.usage(self.settings.params, now))
+        if self.settings.params.job_constraint is None:
+            for name in self.new_submitters:
+                self.accountant.customer(name)
+        self.new_submitters.clear()
+
+    # -- jobs -------------------------------------------------------------------------
+    def _submissions(self, spec: JobSpec) -> Generator[float, None, None]:
+        rng = self.factory.rng(f"arrivals:{spec.index}")
+        start = self.scenario.simulation.start
+        for offset in submission_times(spec, rng, self.end - start):
+            if start + offset > self.env.now:
+                yield start + offset - self.env.now
+            if spec.owner in self.stopped:
+                return
+            self.submit(self.factory.submit(spec, self.env.now))
+
+    def _trace(self, spec: TraceSpec) -> Generator[float, None, None]:
+        start = self.scenario.simulation.start + spec.at
+        for job in trace_jobs(spec):
+            if start + job.submit > self.end:
+                return
+            if start + job.submit > self.env.now:
+                yield start + job.submit - self.env.now
+            self.submit([self.factory.trace_job(spec, job, self.env.now)])
+
+    def _refill(self, now: float) -> None:
+        """Keep ``keep_idle`` sources topped up before each cycle."""
+        for spec in self.keep_idle:
+            if now < self.scenario.simulation.start + spec.at or spec.owner in self.stopped:
+                continue
+            while self.idle_by_source[spec.label] < (spec.keep_idle or 0):
+                if spec.count is not None and self.made[spec.label] >= spec.count:
+                    break
+                self.made[spec.label] += 1
+                self.submit(self.factory.submit(spec, now))
+
+    def submit(self, jobs: list[NewJob]) -> None:
+        now = self.env.now
+        for job in jobs:
+            name = job_id(job.ad)
+            self.pool.add_jobs([job.ad])
+            submitter = submitter_of(job.ad, self.domain)
+            if submitter not in self.submitters:
+                self.submitters[submitter] = self.accountant.assign_group(submitter) or ""
+                self.new_submitters.append(submitter)
+            cpus = job.ad.eval("RequestCpus")
+            cpus = float(cpus) if type(cpus) in (int, float) else 1.0
+            self.recorder.submitted(name, submitter, self.submitters[submitter], now, cpus)
+            self.runtime[name] = job.runtime
+            self.source[name] = job.source
+            self._idle(name, 1)
+
+    def _idle(self, name: str, change: int) -> None:
+        self.idle_by_source[self.source[name]] += change
+        self.idle_by_submitter[self.recorder.jobs[name].submitter] += change
+
+    def _started(self, name: str, now: float) -> None:
+        self.recorder.started(name, now)
+        self._idle(name, -1)
+        token = self.pool.job_by_id[name].eval("NumJobStarts")
+        self.env.schedule(self.runtime[name], lambda: self._complete(name, token))
+
+    def _complete(self, name: str, token: object) -> None:
+        ad = self.pool.job_by_id.get(name)
+        if ad is None or ad.eval("JobStatus") != RUNNING or ad.eval("NumJobStarts") != token:
+            return  # preempted (or removed) since: this run never finished
+        self.pool.finish(name)
+        self.recorder.completed(name, self.env.now)
+        del self.runtime[name]
+
+    def _drain_vacated(self, now: float) -> None:
+        for name, _ in self.pool.vacated:
+            self.recorder.vacated(name, now)
+            self._idle(name, 1)
+        self.pool.vacated.clear()
+
+    def remove_jobs(self, owner: str) -> None:
+        """condor_rm of every job of ``owner``; its sources stop."""
+        self.stopped.add(owner)
+        now = self.env.now
+        for name, ad in list(self.pool.job_by_id.items()):
+            if ad.eval("Owner") != owner:
+                continue
+            if ad.eval("JobStatus") != RUNNING:
+                self._idle(name, -1)
+            self.recorder.removed(name, now)
+            self.pool.finish(name)
+            self.runtime.pop(name, None)
+
+    # -- machines and configuration ----------------------------------------------------
+    def add_machines(self, spec: MachineSpec) -> None:
+        slots = machine_slots(spec, self.made[spec.label] + 1)
+        self.made[spec.label] += spec.count
+        clash = next(
+            (s.eval("Name") for s in slots if s.eval("Name") in self.pool.slot_by_name), None
+        )
+        if clash is not None:
+            raise ScenarioError(
+                f"slot {clash} already exists", self.scenario.source, key=spec.label
+            )
+        self.pool.add_slots(slots)
+        self.ranked = self.ranked or ranks_vary(slots)
+        self.recorder.capacity(self.env.now, self.cores())
+
+    def remove_machines(self, constraint: Expr | None, count: int | None) -> None:
+        now = self.env.now
+        hosts: dict[str, None] = {}
+        for slot in self.pool.slot_by_name.values():
+            if slot.eval("DynamicSlot") is True:
+                continue
+            if constraint is None or satisfied(evaluate(constraint, slot, now=now)):
+                hosts[slot.eval("Machine")] = None
+        chosen = set(list(hosts)[-count:] if count else hosts)
+        names = [
+            name
+            for name, slot in self.pool.slot_by_name.items()
+            if slot.eval("Machine") in chosen and slot.eval("DynamicSlot") is not True
+        ]
+        self.pool.remove_slots(names)
+        self._drain_vacated(now)
+        self.recorder.capacity(now, self.cores())
+
+    def cores(self) -> float:
+        """The pool's cores: static slots' Cpus and partitionable slots' TotalSlotCpus."""
+        total = 0.0
+        for slot in self.pool.slot_by_name.values():
+            if slot.eval("DynamicSlot") is True:
+                continue
+            name = "TotalSlotCpus" if slot.eval("PartitionableSlot") is True else "Cpus"
+            value = slot.eval(name)
+            total += float(value) if type(value) in (int, float) else 0.0
+        return total
+
+    def reconfigure(self, settings: Settings) -> None:
+        self.settings = settings
+        self.pool.limits = settings.params.concurrency
+        self.pool.claim_leftovers = settings.claim_leftovers
+        self.accountant.policy = settings.policy
+        self.accountant.assign_group = group_assigner(settings.params)
+
+
+def simulate(scenario: Scenario, progress: Callable[[float], None] | None = None) -> Simulation:
+    """Run ``scenario`` to its end."""
+    return Simulation(scenario, progress).run()

@@ -1,0 +1,149 @@
+"""A simulation scenario: a TOML file read into checked values before anything runs.
+
+Tables: ``[simulation]`` (start, duration, negotiator_interval, seed, sample_interval,
+shortcuts), ``[config]`` (HTCondor configuration: ``text`` or ``file``), ``[[machines]]``,
+``[[jobs]]``, ``[[traces]]`` and ``[[events]]`` (see machines.py, workload.py, events.py).
+Files are named relative to the scenario file. Every problem is one ``ScenarioError``
+naming the file and the key (or a ``ConfigError`` naming the knob), raised by
+``load_scenario`` so a run never starts on a scenario it would fail on later.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..accounting.accountant import AccountantPolicy
+from ..config import Config, parse_config_text
+from ..errors import ScenarioError
+from ..negotiator import NegotiatorParams
+from ..negotiator.configure import accountant_policy, negotiator_params
+from .durations import parse_epoch
+from .events import EventSpec, parse_event
+from .machines import MachineSpec, parse_machines
+from .table import Table
+from .workload import JobSpec, TraceSpec, parse_jobs, parse_trace
+
+__all__ = ["Scenario", "Settings", "Simulation", "load_scenario", "parse_scenario", "settings"]
+
+_TOP = ("simulation", "config", "machines", "jobs", "traces", "events")
+_SIMULATION = (
+    "start",
+    "duration",
+    "negotiator_interval",
+    "seed",
+    "sample_interval",
+    "shortcuts",
+)
+DEFAULT_START = "2024-01-01T00:00:00Z"  # a real epoch: the accountant treats 0 as "never"
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """The ``[simulation]`` table."""
+
+    start: float
+    duration: float
+    negotiator_interval: float = 60.0
+    seed: int = 0
+    sample_interval: float = 600.0
+    shortcuts: bool = True
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a configuration gives the simulator: the negotiator's and the accountant's
+    parameters, and whether partitionable leftovers are claimed at once."""
+
+    knobs: Config
+    params: NegotiatorParams
+    policy: AccountantPolicy
+    claim_leftovers: bool
+
+
+@dataclass(frozen=True)
+class Scenario:
+    source: str
+    simulation: Simulation
+    settings: Settings
+    machines: tuple[MachineSpec, ...]
+    jobs: tuple[JobSpec, ...]
+    traces: tuple[TraceSpec, ...]
+    events: tuple[EventSpec, ...]
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ScenarioError(f"cannot read the scenario: {err.strerror or err}", str(path)) from None
+    return parse_scenario(text, str(path), path.parent)
+
+
+def parse_scenario(text: str, source: str = "<scenario>", base: Path | None = None) -> Scenario:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        found = re.search(r"at line (\d+)", str(err))
+        raise ScenarioError(
+            f"not TOML: {err}", source, int(found.group(1)) if found else None
+        ) from None
+    Table(data, source, "scenario", base).allow(_TOP)
+    simulation = _simulation(Table(data.get("simulation", {}), source, "[simulation]", base))
+    config = settings(*_config_text(data, source, base))
+    machines = tuple(
+        parse_machines(table, config.knobs, f"m{n}-{{n}}")
+        for n, table in enumerate(_array(data, "machines", source, base), 1)
+    )
+    if not machines:
+        raise ScenarioError("no [[machines]]: a pool needs machines", source, key="[[machines]]")
+    jobs = tuple(parse_jobs(t, n) for n, t in enumerate(_array(data, "jobs", source, base), 1))
+    traces = tuple(parse_trace(t, n) for n, t in enumerate(_array(data, "traces", source, base), 1))
+    events = tuple(parse_event(t, config.knobs) for t in _array(data, "events", source, base))
+    return Scenario(source, simulation, config, machines, jobs, traces, events)
+
+
+def _simulation(table: Table) -> Simulation:
+    table.allow(_SIMULATION)
+    seed = table.integer("seed", 0)
+    shortcuts = table.get("shortcuts", True)
+    if not isinstance(shortcuts, bool):
+        raise table.fail("shortcuts")(f"expected true or false, not {shortcuts!r}")
+    return Simulation(
+        start=parse_epoch(table.get("start", DEFAULT_START), table.fail("start")),
+        duration=table.duration("duration", allow_zero=False),
+        negotiator_interval=table.duration("negotiator_interval", 60.0, allow_zero=False),
+        seed=seed,
+        sample_interval=table.duration("sample_interval", 600.0, allow_zero=False),
+        shortcuts=shortcuts,
+    )
+
+
+def _config_text(data: dict, source: str, base: Path | None) -> tuple[str, str]:
+    if "config" not in data:
+        return "", f"{source} [config]"
+    table = Table(data["config"], source, "[config]", base)
+    table.allow(("text", "file"))
+    return table.text_or_file("configuration")
+
+
+def settings(text: str, source: str) -> Settings:
+    """Parameters from configuration text (a ``ConfigError`` names the bad knob)."""
+    knobs = parse_config_text(text, source)
+    leftovers = (knobs.get("CLAIM_PARTITIONABLE_LEFTOVERS") or "true").strip().lower()
+    return Settings(
+        knobs,
+        negotiator_params(knobs),
+        accountant_policy(knobs),
+        leftovers not in ("false", "0", "no"),
+    )
+
+
+def _array(data: dict, name: str, source: str, base: Path | None) -> list[Table]:
+    raw = data.get(name, [])
+    if not isinstance(raw, list):
+        raise ScenarioError(f"expected [[{name}]] tables", source, key=f"[[{name}]]")
+    return [Table(item, source, f"[[{name}]] {n}", base) for n, item in enumerate(raw, 1)]
