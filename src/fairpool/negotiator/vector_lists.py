@@ -77,6 +77,12 @@ class _Entry:
     preempt: np.ndarray
     order: np.ndarray | None = None  # sorted positions, when no slot is claimed
 
+    @property
+    def unordered(self) -> bool:
+        """Whether a rank is NaN."""
+        keys = (self.pre, self.job_rank, self.post, self.preempt)
+        return any(np.isnan(k).any() for k in keys)
+
 
 def _token(job: ClassAd, lname: str) -> Any:
     expr = job._exprs.get(lname)
@@ -121,7 +127,7 @@ class VectorLists:
         else:
             columns.sync(ads)
         self.columns = columns
-        self.skip = np.array([s.state == "Claimed" and s.activity == "Idle" for s in slots])
+        self.skip = np.array([s.state == "Claimed" and s.activity == "Idle" for s in slots], bool)
         self.policy = np.array([_has_policy(s.ad) for s in slots], bool)
         users = sorted({s.remote_user for s in slots if s.remote_user is not None})
         self.users = users
@@ -142,18 +148,22 @@ class VectorLists:
         entry = self.cache.get(autocluster)
         if entry is None or any(_token(job, n) != v for n, v in entry.read.items()):
             entry = self._evaluate(job, autocluster)
+        free = ~self.board & ~self.skip
+        rows = np.flatnonzero(self.policy & free)
+        found = self._scalar(job, rows, turn, eup_of, reasons)
+        if entry.unordered or any(k != k for c in found for k in c.key):
+            # NaN ranks: tuples with NaN sort by object identity in Python, which only
+            # the scalar path reproduces; it decides this list on its own
+            found = self._scalar(job, np.flatnonzero(free), turn, eup_of, reasons)
+            return _Lazy(self, entry, np.zeros(0, np.int64), np.zeros(0, np.int64), found)
         live = ~self.board[entry.rows]
-        scalar = [s for s in np.flatnonzero(self.policy & ~self.board & ~self.skip)]
-        found = match_list(
-            job,
-            [self.slots[r] for r in scalar],
-            turn,
-            self.params,
-            eup_of,
-            self.now,
-            reasons,
-        )
         return self._ordered(job, entry, live, turn, eup_of, reasons, found)
+
+    def _scalar(
+        self, job: ClassAd, rows: np.ndarray, turn: Turn, eup_of: Any, reasons: set[str]
+    ) -> list[Candidate]:
+        slots = [self.slots[r] for r in rows]
+        return match_list(job, slots, turn, self.params, eup_of, self.now, reasons)
 
     def _evaluate(self, job: ClassAd, autocluster: int) -> _Entry:
         params = self.params
@@ -262,12 +272,9 @@ class VectorLists:
 def _sort(entry: _Entry, state: np.ndarray, keep: np.ndarray, index: np.ndarray) -> np.ndarray:
     """Positions ``keep`` ordered by the rank tuple, worst first (candidates._key)."""
     preempt = np.where(state[keep] != NO_PREEMPTION, entry.preempt[keep], -_FLT_MAX)
-    keys = (entry.pre[keep], entry.job_rank[keep], entry.post[keep], preempt)
-    if any(np.isnan(k).any() for k in keys):  # Python's sort of tuples with NaN
-        tuples = [_key(entry, state, p, index) for p in keep]
-        return keep[sorted(range(len(keep)), key=tuples.__getitem__)]
     slot_index = index[entry.rows[keep]]
-    return keep[np.lexsort((-slot_index, preempt, state[keep], *keys[2::-1]))]
+    keys = (-slot_index, preempt, state[keep], entry.post[keep], entry.job_rank[keep])
+    return keep[np.lexsort((*keys, entry.pre[keep]))]
 
 
 def _key(entry: _Entry, state: np.ndarray, p: int, index: np.ndarray) -> tuple:

@@ -207,7 +207,7 @@ class VectorMatch:
             )
         if spec.pure and not spec.lazy:
             args = [self._ev(arg, rows, side, stack) for arg in node.args]
-            if not any(is_vec(a) for a in args):  # the same for every row: compute once
+            if len(rows) and not any(is_vec(a) for a in args):  # the same for every row
                 return value_at(self._cells(node, rows[:1], side, stack), 0, self.strings)
         return self._cells(node, rows, side, stack)
 
