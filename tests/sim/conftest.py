@@ -41,4 +41,5 @@ def write_scenario(tmp_path):
 
 @pytest.fixture
 def helpers():
-    return type("Helpers", (), {"machines": staticmethod(machines), "jobs": staticmethod(jobs)})
+    members = {"machines": staticmethod(machines), "jobs": staticmethod(jobs), "ad": MACHINE_AD}
+    return type("Helpers", (), members)
