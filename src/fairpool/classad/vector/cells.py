@@ -35,7 +35,6 @@ __all__ = [
     "is_vec",
     "lanes",
     "value_at",
-    "values_of",
     "vec_of",
 ]
 
@@ -86,10 +85,6 @@ class Vec:
         return Vec(
             self.tag[index], self.i[index], self.f[index], None if self.x is None else self.x[index]
         )
-
-    @property
-    def nbytes(self) -> int:
-        return self.tag.nbytes + self.i.nbytes + self.f.nbytes
 
 
 def is_vec(value: Any) -> bool:
@@ -159,13 +154,6 @@ def value_at(value: Any, k: int, strings: StringTable) -> Any:
     if t == E:
         return ERROR
     return value.x[k]
-
-
-def values_of(value: Any, n: int, strings: StringTable) -> list[Any]:
-    """Every row's Python value."""
-    if type(value) is not Vec:
-        return [value] * n
-    return [value_at(value, k, strings) for k in range(n)]
 
 
 def assemble(n: int, parts: list[tuple[np.ndarray, Any]], strings: StringTable) -> Any:

@@ -51,6 +51,17 @@ _SCOPES = ("my", "target", "other")
 _KEPT = (Binary, Unary, Cond, Elvis, Call)
 
 
+def _chain(node: Node, op: str) -> list[Node]:
+    """The operands of ``a && b && (c && d)``: associative under ClassAd's three-valued
+    logic (compile.py chains them the same way)."""
+    inner = node
+    while type(inner) is Paren:
+        inner = inner.inner
+    if type(inner) is Binary and inner.op == op:
+        return _chain(inner.left, op) + _chain(inner.right, op)
+    return [node]
+
+
 class _Whole(Exception):
     """This evaluation goes to the scalar path as a whole."""
 
@@ -156,10 +167,14 @@ class VectorMatch:
 
     def _binary(self, node: Binary, rows: np.ndarray, side: int, stack: tuple) -> Any:
         op, n = node.op, len(rows)
-        left = self._ev(node.left, rows, side, stack)
         if op == "&&" or op == "||":
-            return logical(op, left, lambda pos: self._ev(node.right, rows[pos], side, stack), n)
+            operands = [self._operand(part, rows, side, stack) for part in _chain(node, op)]
+            return logical(op, operands, n)
+        left = self._ev(node.left, rows, side, stack)
         return binary(op, left, self._ev(node.right, rows, side, stack), n, self.strings)
+
+    def _operand(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
+        return lambda pos: self._ev(node, rows[pos], side, stack)
 
     def _choose(
         self, cond: Node, then: Node, other: Node, rows: np.ndarray, side: int, stack: tuple

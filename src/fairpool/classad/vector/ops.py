@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..operators import BINARY, UNARY, logical_and, logical_or, truth
-from ..values import UNDEFINED, Error
+from ..operators import BINARY, UNARY, truth
+from ..values import UNDEFINED
 from .cells import INT, B, E, R, S, StringTable, U, Vec, X, cell_of, is_vec, value_at
 
 __all__ = ["binary", "logical", "truth_of", "unary"]
@@ -183,25 +183,24 @@ def truth_of(value: Any, n: int) -> Any:
     return out.vec()
 
 
-def logical(op: str, left: Any, right: Callable[[np.ndarray], Any], n: int) -> Any:
-    """``&&``/``||``: ``right(positions)`` is evaluated only where the left does not
-    decide (left to right, ERROR on the left wins)."""
-    decisive = op == "||"
-    x = truth_of(left, n)
-    if not is_vec(x):
-        if x is decisive or type(x) is Error:
-            return x
-        y = truth_of(right(np.arange(n)), n)
-        if not is_vec(y):
-            return (logical_or if decisive else logical_and)(x, lambda: y)
-        tag, i = _truth_cell(x)
-        x = Vec(np.full(n, tag, np.int8), np.full(n, i, np.int64), np.zeros(n), None)
-        return _merge(decisive, x, y, np.arange(n))
-    pending = np.flatnonzero((x.tag == U) | ((x.tag == B) & (x.i != int(decisive))))
-    if len(pending) == 0:
-        return x
-    y = truth_of(right(pending), len(pending))
-    return _merge(decisive, x, y, pending)
+def logical(op: str, operands: list[Callable[[np.ndarray], Any]], n: int) -> Any:
+    """A chain ``a && b && ...`` (or ``||``), left to right: ``operands[k](positions)``
+    evaluates operand k at the rows not yet decided, as operators.logical_and/or would
+    (a false (true) operand or ERROR decides a row; UNDEFINED waits for a decider)."""
+    decisive = int(op == "||")
+    tag = np.full(n, B, np.int8)
+    value = np.full(n, 1 - decisive, np.int64)  # the chain's identity: true for &&
+    pending = np.arange(n)
+    for operand in operands:
+        y = truth_of(operand(pending), len(pending))
+        ytag, yi = (y.tag, y.i) if is_vec(y) else _truth_cell(y)
+        take = (tag[pending] == B) | (ytag == E) | ((ytag == B) & (yi == decisive))
+        new_tag, new_value = np.where(take, ytag, U), np.where(take, yi, 0)
+        tag[pending], value[pending] = new_tag, new_value
+        pending = pending[(new_tag == U) | ((new_tag == B) & (new_value != decisive))]
+        if len(pending) == 0:
+            break
+    return Vec(tag, value, np.zeros(n), None)
 
 
 def _truth_cell(value: Any) -> tuple[int, int]:
@@ -209,22 +208,6 @@ def _truth_cell(value: Any) -> tuple[int, int]:
     if type(value) is bool:
         return B, int(value)
     return (U, 0) if value is UNDEFINED else (E, 0)
-
-
-def _merge(decisive: bool, x: Vec, y: Any, pending: np.ndarray) -> Vec:
-    """Left cells at ``pending`` are the non-deciding boolean or UNDEFINED; the right's
-    truth decides them as operators.logical_and/or do."""
-    m = len(pending)
-    if is_vec(y):
-        ytag, yi = y.tag, y.i
-    else:
-        tag, i = _truth_cell(y)
-        ytag, yi = np.full(m, tag, np.int8), np.full(m, i, np.int64)
-    tag, i = x.tag.copy(), x.i.copy()
-    take_right = (tag[pending] == B) | (ytag == E) | ((ytag == B) & (yi == int(decisive)))
-    tag[pending] = np.where(take_right, ytag, U)
-    i[pending] = np.where(take_right, yi, 0)
-    return Vec(tag, i, np.zeros(len(tag)), None)
 
 
 def unary(op: str, a: Any, n: int, strings: StringTable) -> Any:

@@ -67,6 +67,8 @@ class Column:
 
     def rows_by_group(self, rows: np.ndarray) -> list[tuple[Expr, np.ndarray]]:
         """The positions (into ``rows``) of each expression group, in group order."""
+        if not self.groups:
+            return []
         groups = self.group[rows]
         found = np.unique(groups[groups >= 0])
         return [(self.groups[g], np.flatnonzero(groups == g)) for g in found]
