@@ -33,6 +33,7 @@ from typing import Any
 
 from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, rank, satisfied, symmetric_match
+from .attribute import attribute
 from .consumption import consumption_of, deduct, requesting, sufficient
 from .params import NegotiatorParams
 from .slots import Slot, slot_weight
@@ -108,7 +109,7 @@ def _negotiator_rank(expr: Expr | None, slot: ClassAd, job: ClassAd, now: float)
 
 
 def _current_rank(slot: ClassAd) -> float:
-    value = slot.eval("CurrentRank") if "CurrentRank" in slot else 0.0
+    value = attribute(slot, "CurrentRank") if "CurrentRank" in slot else 0.0
     return float(value) if type(value) in (int, float, bool) else 0.0
 
 

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..classad import ClassAd, Expr
-from ..classad.scope import NOT_CONST
 from ..classad.vector import SlotColumns, VectorMatch
 from ..classad.vector.cells import INT, B, R, is_vec
+from ..classad.vector.evaluate import job_token
 from .candidates import (
     _FLT_MAX,
     _LOWEST,
@@ -84,13 +84,6 @@ class _Entry:
         return any(np.isnan(k).any() for k in keys)
 
 
-def _token(job: ClassAd, lname: str) -> Any:
-    expr = job._exprs.get(lname)
-    if expr is None or expr.const is NOT_CONST:
-        return id(expr) if expr is not None else None
-    return (type(expr.const), expr.const)
-
-
 def _numbers(value: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(is a number or boolean, its value as a real) for each cell."""
     if not is_vec(value):
@@ -146,7 +139,7 @@ class VectorLists:
     ) -> _Lazy:
         """Every slot the job could take, best popped first (candidates.match_list)."""
         entry = self.cache.get(autocluster)
-        if entry is None or any(_token(job, n) != v for n, v in entry.read.items()):
+        if entry is None or any(job_token(job, n) != v for n, v in entry.read.items()):
             entry = self._evaluate(job, autocluster)
         free = ~self.board & ~self.skip
         rows = np.flatnonzero(self.policy & free)
@@ -185,7 +178,7 @@ class VectorLists:
             slot_rank[at] = np.where(number, value, 0.0)
             preempt[at] = self._negotiator_rank(vm, params.preemption_rank, rows[at])
         entry = _Entry(
-            {n: _token(job, n) for n in vm.read},
+            {n: job_token(job, n) for n in vm.read},
             rows,
             pre,
             np.where(job_number, job_value, 0.0),

@@ -39,9 +39,9 @@ from ..scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES, eval_attr
 from ..values import ERROR, UNDEFINED, Error
 from .cells import INT, B, E, R, S, U, Vec, assemble, is_vec, value_at, vec_of
 from .ops import binary, logical, truth_of, unary
-from .table import Column, Memo, SlotColumns
+from .table import Column, SlotColumns
 
-__all__ = ["VectorMatch"]
+__all__ = ["VectorMatch", "job_token"]
 
 SLOT, JOB = 0, 1
 _MAX_STACK = 100  # deeper chains of attributes go to the scalar path (MAX_DEPTH is 120)
@@ -62,6 +62,18 @@ def _chain(node: Node, op: str) -> list[Node]:
     return [node]
 
 
+def job_token(job: ClassAd, lname: str) -> Any:
+    """What an evaluation can observe of a job attribute: absent, a literal (by type and
+    value, reals bit for bit), or the expression itself (what it reads is logged apart)."""
+    expr = job._exprs.get(lname)
+    if expr is None:
+        return None
+    const = expr.const
+    if const is NOT_CONST:
+        return id(expr), expr  # by identity; holding it keeps the id from being reused
+    return float.hex(const) if type(const) is float else (type(const), const)
+
+
 class _Whole(Exception):
     """This evaluation goes to the scalar path as a whole."""
 
@@ -76,7 +88,8 @@ class VectorMatch:
         self.strings = columns.strings
         self.my_is_slot = True
         self.read: set[str] = set()  # names looked up in the job
-        self.job_reads = 0  # how often the job was consulted (see _kept)
+        self.log: list[str] = []  # names read from the job, in order (see _kept)
+        self.unknown = 0  # reads of the job that ``log`` does not describe
         self.dynamic = False  # something was read that ``read`` does not describe
 
     def attribute(self, name: str, rows: np.ndarray, *, my_is_slot: bool) -> Any:
@@ -135,18 +148,24 @@ class VectorMatch:
         return self._computed(node, rows, side, stack)
 
     def _kept(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
-        """A value that read nothing of the job is the same for every job: kept in the
-        columns' memo and reused by later evaluations (other jobs) for the same rows."""
+        """A sub-expression's value depends on the slot rows and on the job attributes
+        it read, nothing else: kept in the columns' memo under those attributes' values
+        and reused for another job that has the same values (``job_token``)."""
         key = (id(node), side, self.my_is_slot, stack)
-        memo = self.columns.memo.get(key)
-        if memo is not None and memo.node is node and memo.done[rows].all():
-            return memo.cells.take(rows)
-        before = self.job_reads
+        variants = self.columns.memo.get(key)
+        if variants is not None and variants.node is node:
+            for names, by_tokens in variants.by_names.items():
+                memo = by_tokens.get(tuple(job_token(self.job, n) for n in names))
+                if memo is not None and memo.done[rows].all():
+                    for name in names:
+                        self._reads(name)
+                    return memo.cells.take(rows)
+        mark, unknown = len(self.log), self.unknown
         value = self._computed(node, rows, side, stack)
-        if self.job_reads == before:
-            if memo is None or memo.node is not node:
-                memo = self.columns.memo[key] = Memo(node, len(self.columns))
-            memo.keep(rows, value, self.strings)
+        if self.unknown == unknown:
+            names = tuple(sorted(set(self.log[mark:])))
+            tokens = tuple(job_token(self.job, n) for n in names)
+            self.columns.remember(key, node, names, tokens, rows, value)
         return value
 
     def _computed(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
@@ -309,7 +328,7 @@ class VectorMatch:
     def _cells(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Vec:
         """``node`` for each row by the compiled evaluator, in the same scope and with
         the same attributes busy as the scalar path would have."""
-        self.job_reads += 1  # the scalar path has the job in scope
+        self.unknown += 1  # the scalar path has the job in scope
         self._scan(node, rows, None)
         job, run, values = self.job, _compile.run, []
         for row in rows:
@@ -327,7 +346,7 @@ class VectorMatch:
 
     def _reads(self, lname: str) -> None:
         self.read.add(lname)
-        self.job_reads += 1
+        self.log.append(lname)
 
     def _scan(self, node: Node, rows: np.ndarray, parent: Node | None) -> None:
         """What a subtree left to the scalar path may read: its names go to ``read``;

@@ -19,7 +19,9 @@ from ..ad import ClassAd, Expr
 from ..scope import NOT_CONST
 from .cells import StringTable, U, Vec, X, cell_of, is_vec, lanes
 
-__all__ = ["Column", "Memo", "SlotColumns"]
+__all__ = ["MEMO_CELLS", "Column", "Memo", "SlotColumns", "Variants"]
+
+MEMO_CELLS = 24_000_000  # ~400 MiB of kept sub-expression values (17 bytes a cell)
 
 
 class Column:
@@ -75,10 +77,9 @@ class Column:
 
 
 class Memo:
-    """Values of one sub-expression that read nothing of the job, for the rows done."""
+    """Values of one sub-expression at the rows done, for one set of job values."""
 
-    def __init__(self, node: Any, n: int) -> None:
-        self.node = node  # kept so that the id in the memo's key stays this node's
+    def __init__(self, n: int) -> None:
         self.cells = Vec(np.full(n, U, np.int8), np.zeros(n, np.int64), np.zeros(n), None)
         self.done = np.zeros(n, bool)
 
@@ -97,6 +98,15 @@ class Memo:
         self.done[rows] = True
 
 
+class Variants:
+    """The memos of one sub-expression: by the job attributes it read, then by their
+    values (evaluate.job_token)."""
+
+    def __init__(self, node: Any) -> None:
+        self.node = node  # kept so that the id in the memo's key stays this node's
+        self.by_names: dict[tuple[str, ...], dict[tuple, Memo]] = {}
+
+
 class SlotColumns:
     """A list of slot ads read column by column (see the module docstring)."""
 
@@ -104,7 +114,8 @@ class SlotColumns:
         self.ads = list(ads)
         self.strings = StringTable()
         self.columns: dict[str, Column] = {}
-        self.memo: dict[tuple, Memo] = {}  # see evaluate.VectorMatch._kept
+        self.memo: dict[tuple, Variants] = {}  # see evaluate.VectorMatch._kept
+        self.memo_cells = 0  # cells held by the memo, at most MEMO_CELLS
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
 
     def __len__(self) -> int:
@@ -118,6 +129,22 @@ class SlotColumns:
             column = self.columns[lname] = Column(exprs, self.strings)
         return column
 
+    def remember(
+        self, key: tuple, node: Any, names: tuple, tokens: tuple, rows: np.ndarray, value: Any
+    ) -> None:
+        """Keep a sub-expression's value at ``rows`` (VectorMatch._kept), within budget."""
+        variants = self.memo.get(key)
+        if variants is None or variants.node is not node:
+            variants = self.memo[key] = Variants(node)
+        by_tokens = variants.by_names.setdefault(names, {})
+        memo = by_tokens.get(tokens)
+        if memo is None:
+            if self.memo_cells + len(self.ads) > MEMO_CELLS:
+                return
+            memo = by_tokens[tokens] = Memo(len(self.ads))
+            self.memo_cells += len(self.ads)
+        memo.keep(rows, value, self.strings)
+
     def sync(self, ads: Sequence[ClassAd]) -> int:
         """Follow a new list of ads; returns how many cells changed. Rows are positions:
         a list of another length starts afresh."""
@@ -127,6 +154,7 @@ class SlotColumns:
         self.ads = list(ads)
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
         self.memo.clear()  # a new cycle: another time, other annotations
+        self.memo_cells = 0
         changed = 0
         for lname, column in self.columns.items():
             for row, ad in enumerate(self.ads):
@@ -137,6 +165,7 @@ class SlotColumns:
         """Re-read one row after its ad changed in place."""
         ad = self.ads[row]
         self.memo.clear()
+        self.memo_cells = 0
         self.nested[row] = ad.parent is not None
         for lname, column in self.columns.items():
             column.update(row, ad._exprs.get(lname), self.strings)
