@@ -37,3 +37,27 @@ def test_lcg_slice_conserves_core_hours(write_scenario, helpers):
     record = next(iter(run.recorder.jobs.values()))
     assert record.submitter.startswith(f"{record.group}.user")
     assert {g.group for g in run.recorder.group_samples} >= vos
+
+
+def test_htcondor_history_replays_with_its_groups(write_scenario, helpers, tmp_path):
+    history = tmp_path / "history.ads"
+    history.write_text(
+        'Owner = "alice"\nQDate = 1000\nJobStartDate = 1100\nCompletionDate = 4700\n'
+        'RequestCpus = 2\nAccountingGroup = "group_a.alice"\n\n'
+        'Owner = "bob"\nQDate = 1600\nRemoteWallClockTime = 1800.0\n\n'
+    )
+    text = '[simulation]\nduration = "3h"\nnegotiator_interval = "60s"\n'
+    two_cores = helpers.ad.replace("Cpus = 1", "Cpus = 2")
+    text += (
+        '[config]\ntext = "GROUP_NAMES = group_a\\nGROUP_ACCEPT_SURPLUS = true"\n'
+        + helpers.machines(4, two_cores)
+    )
+    text += f'[[traces]]\nfile = "{history}"\nformat = "htcondor"\ntime_scale = 0.5\n'
+    run = simulate(load_scenario(write_scenario(text)))
+    records = {r.submitter: r for r in run.recorder.jobs.values()}
+    assert set(records) == {"group_a.alice@localdomain", "bob@localdomain"}
+    alice, bob = records["group_a.alice@localdomain"], records["bob@localdomain"]
+    assert (alice.group, alice.cpus, bob.group) == ("group_a", 2.0, "<none>")
+    # times halved: bob arrives 300 s after alice and runs 900 s; alice runs 1800 s
+    assert bob.submit - alice.submit == 300
+    assert alice.good_seconds == 1800 * 2 and bob.good_seconds == 900

@@ -119,8 +119,9 @@ def _group(spec: TraceSpec, gid: int) -> str | None:
 
 
 def _scaled(job: TraceJob, scale: float) -> TraceJob:
-    if scale == 1.0:
-        return job
-    return TraceJob(
-        job.number, job.submit * scale, job.runtime * scale, job.cpus, job.user, job.group
-    )
+    """A job ad's times scaled; its ``AccountingGroup`` (``group.user``) split back into
+    the group, as trace_job puts the user back on."""
+    group = job.group
+    if group and group.endswith(f".{job.user}"):
+        group = group[: -len(job.user) - 1]
+    return TraceJob(job.number, job.submit * scale, job.runtime * scale, job.cpus, job.user, group)
