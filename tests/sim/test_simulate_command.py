@@ -56,3 +56,17 @@ def test_compare_needs_two(write_scenario, helpers, tmp_path):
     path = write_scenario(_scenario(helpers, 86400))
     result = CliRunner().invoke(main, ["simulate", "--compare", str(path), "--out", str(tmp_path)])
     assert result.exit_code == 1 and "--compare with two" in result.output
+
+
+def test_progress_bar_and_no_plots(write_scenario, helpers, tmp_path):
+    path = write_scenario(_scenario(helpers, 86400))
+    out = tmp_path / "out"
+    seen = []
+    from fairpool.sim.runner import simulate
+    from fairpool.sim.scenario import load_scenario
+
+    simulate(load_scenario(path), seen.append)
+    assert seen[0] == 0 and seen[-1] == 1 and seen == sorted(seen)
+    result = CliRunner().invoke(main, ["simulate", str(path), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["jobs.csv", "summary.json", "timeseries.csv"]
