@@ -6,6 +6,8 @@ import json
 from click.testing import CliRunner
 
 from fairpool.cli.main import main
+from fairpool.sim.runner import simulate
+from fairpool.sim.scenario import load_scenario
 
 
 def _scenario(helpers, halflife: int) -> str:
@@ -62,9 +64,6 @@ def test_progress_bar_and_no_plots(write_scenario, helpers, tmp_path):
     path = write_scenario(_scenario(helpers, 86400))
     out = tmp_path / "out"
     seen = []
-    from fairpool.sim.runner import simulate
-    from fairpool.sim.scenario import load_scenario
-
     simulate(load_scenario(path), seen.append)
     assert seen[0] == 0 and seen[-1] == 1 and seen == sorted(seen)
     result = CliRunner().invoke(main, ["simulate", str(path), "--out", str(out), "--no-plots"])
