@@ -49,7 +49,8 @@ def slot(draw: st.DrawFn, k: int) -> ClassAd:
     if kind == "claimed":
         user = draw(st.sampled_from(USERS))
         ad["RemoteUser"] = ad["RemoteOwner"] = f"{user}@d"
-        ad["CurrentRank"] = draw(st.sampled_from((0.0, 1.0, 1000.0)))
+        current = draw(st.sampled_from((0.0, 1.0, 1000.0, "Cpus * 300", "undefined")))
+        ad["CurrentRank"] = Expr(current) if isinstance(current, str) else current
     if kind in ("partitionable", "policy"):
         ad["PartitionableSlot"] = True
     if kind == "policy":

@@ -128,6 +128,10 @@ class VectorLists:
         self.user = np.array([code.get(s.remote_user, _NONE) for s in slots], np.int64)
         self.index = np.array([s.index for s in slots], np.int64)
         self.cache: dict[int, _Entry] = {}
+        column = columns.column("currentrank")
+        number, value = _numbers(column.cells, len(slots))
+        self.current_rank = np.where(number, value, 0.0)
+        self.current_dynamic = column.group >= 0
 
     def match_list(
         self,
@@ -151,6 +155,14 @@ class VectorLists:
             return _Lazy(self, entry, np.zeros(0, np.int64), np.zeros(0, np.int64), found)
         live = ~self.board[entry.rows]
         return self._ordered(job, entry, live, turn, eup_of, reasons, found)
+
+    def _current(self, rows: np.ndarray) -> np.ndarray:
+        """candidates._current_rank of each row: from the column where CurrentRank is a
+        literal, by evaluation where it is an expression."""
+        current = self.current_rank[rows]
+        for k in np.flatnonzero(self.current_dynamic[rows]):
+            current[k] = _current_rank(self.slots[rows[k]].ad)
+        return current
 
     def _scalar(
         self, job: ClassAd, rows: np.ndarray, turn: Turn, eup_of: Any, reasons: set[str]
@@ -238,7 +250,7 @@ class VectorLists:
         state[np.flatnonzero(claimed)] = _NONE
         if not len(at):
             return state
-        current = np.array([_current_rank(self.slots[r].ad) for r in rows[at]])
+        current = self._current(rows[at])
         better = entry.slot_rank[at] > current
         state[at[better]] = RANK
         rest = at[~better]
@@ -256,8 +268,7 @@ class VectorLists:
             if not allowed.all():
                 reasons.add(REJECT_POLICY)
             rest = rest[allowed]
-        current_rest = np.array([_current_rank(self.slots[r].ad) for r in rows[rest]])
-        rest = rest[~(entry.slot_rank[rest] < current_rest)]
+        rest = rest[~(entry.slot_rank[rest] < self._current(rows[rest]))]
         state[rest] = PRIORITY
         return state
 
