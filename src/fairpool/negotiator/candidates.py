@@ -50,8 +50,8 @@ __all__ = [
 
 PRIORITY, RANK, NO_PREEMPTION = 0, 1, 2
 REASONS = {PRIORITY: "Priority", RANK: "Rank", NO_PREEMPTION: "NoPreemption"}
-_LOWEST = -1.7976931348623157e308  # -DBL_MAX: an unset or non-numeric negotiator rank
-_FLT_MAX = 3.4028234663852886e38
+LOWEST = -1.7976931348623157e308  # -DBL_MAX: an unset or non-numeric negotiator rank
+FLT_MAX = 3.4028234663852886e38
 
 REJECT_NO_MATCH = "no match found"
 REJECT_LIMIT = "submitter limit exceeded"
@@ -101,14 +101,15 @@ def single(value: float) -> float:
 
 def _negotiator_rank(expr: Expr | None, slot: ClassAd, job: ClassAd, now: float) -> float:
     if expr is None:
-        return _LOWEST
+        return LOWEST
     value = evaluate(expr, slot, job, now=now)
     if type(value) in (int, float, bool):
         return single(float(value))
-    return _LOWEST
+    return LOWEST
 
 
-def _current_rank(slot: ClassAd) -> float:
+def current_rank(slot: ClassAd) -> float:
+    """The slot's RANK of the job it runs (0.0 when unset or not a number)."""
     value = attribute(slot, "CurrentRank") if "CurrentRank" in slot else 0.0
     return float(value) if type(value) in (int, float, bool) else 0.0
 
@@ -120,7 +121,7 @@ def classify(
     if slot.remote_user is None or not params.consider_preemption:
         return (None, None) if turn.rank_only else (NO_PREEMPTION, None)
     slot_rank = rank(slot.ad, job, now=now)
-    current = _current_rank(slot.ad)
+    current = current_rank(slot.ad)
     if slot_rank > current:
         return RANK, None
     if turn.rank_only or slot.remote_user == turn.submitter:
@@ -139,7 +140,7 @@ def _key(job: ClassAd, slot: Slot, state: int, params: NegotiatorParams, now: fl
     preempt = (
         _negotiator_rank(params.preemption_rank, slot.ad, job, now)
         if state != NO_PREEMPTION
-        else -_FLT_MAX
+        else -FLT_MAX
     )
     return (
         _negotiator_rank(params.pre_job_rank, slot.ad, job, now),

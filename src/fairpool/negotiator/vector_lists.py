@@ -26,15 +26,15 @@ from ..classad.vector import SlotColumns, VectorMatch
 from ..classad.vector.cells import INT, B, R, is_vec
 from ..classad.vector.evaluate import job_token
 from .candidates import (
-    _FLT_MAX,
-    _LOWEST,
+    FLT_MAX,
+    LOWEST,
     NO_PREEMPTION,
     PRIORITY,
     RANK,
     REJECT_POLICY,
     Candidate,
     Turn,
-    _current_rank,
+    current_rank,
     match_list,
 )
 from .params import NegotiatorParams
@@ -157,11 +157,11 @@ class VectorLists:
         return self._ordered(job, entry, live, turn, eup_of, reasons, found)
 
     def _current(self, rows: np.ndarray) -> np.ndarray:
-        """candidates._current_rank of each row: from the column where CurrentRank is a
+        """candidates.current_rank of each row: from the column where CurrentRank is a
         literal, by evaluation where it is an expression."""
         current = self.current_rank[rows]
         for k in np.flatnonzero(self.current_dynamic[rows]):
-            current[k] = _current_rank(self.slots[rows[k]].ad)
+            current[k] = current_rank(self.slots[rows[k]].ad)
         return current
 
     def _scalar(
@@ -183,7 +183,7 @@ class VectorLists:
         job_number, job_value = _numbers(vm.attribute("rank", rows, my_is_slot=False), n)
         post = self._negotiator_rank(vm, params.post_job_rank, rows)
         claimed = self.user[rows] != _NONE if params.consider_preemption else np.zeros(n, bool)
-        slot_rank, preempt = np.zeros(n), np.full(n, -_FLT_MAX)
+        slot_rank, preempt = np.zeros(n), np.full(n, -FLT_MAX)
         at = np.flatnonzero(claimed)
         if len(at):
             number, value = _numbers(vm.attribute("rank", rows[at], my_is_slot=True), len(at))
@@ -206,11 +206,11 @@ class VectorLists:
 
     def _negotiator_rank(self, vm: VectorMatch, expr: Expr | None, rows: np.ndarray) -> Any:
         if expr is None:
-            return np.full(len(rows), _LOWEST)
+            return np.full(len(rows), LOWEST)
         number, value = _numbers(vm.expression(expr, rows, my_is_slot=True), len(rows))
         with np.errstate(over="ignore"):
             single = value.astype(np.float32).astype(np.float64)
-        return np.where(number, single, _LOWEST)
+        return np.where(number, single, LOWEST)
 
     def _ordered(
         self,
@@ -275,7 +275,7 @@ class VectorLists:
 
 def _sort(entry: _Entry, state: np.ndarray, keep: np.ndarray, index: np.ndarray) -> np.ndarray:
     """Positions ``keep`` ordered by the rank tuple, worst first (candidates._key)."""
-    preempt = np.where(state[keep] != NO_PREEMPTION, entry.preempt[keep], -_FLT_MAX)
+    preempt = np.where(state[keep] != NO_PREEMPTION, entry.preempt[keep], -FLT_MAX)
     slot_index = index[entry.rows[keep]]
     keys = (-slot_index, preempt, state[keep], entry.post[keep], entry.job_rank[keep])
     return keep[np.lexsort((*keys, entry.pre[keep]))]
@@ -288,7 +288,7 @@ def _key(entry: _Entry, state: np.ndarray, p: int, index: np.ndarray) -> tuple:
         float(entry.job_rank[p]),
         float(entry.post[p]),
         s,
-        float(entry.preempt[p]) if s != NO_PREEMPTION else -_FLT_MAX,
+        float(entry.preempt[p]) if s != NO_PREEMPTION else -FLT_MAX,
         -int(index[entry.rows[p]]),
     )
 
