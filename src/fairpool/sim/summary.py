@@ -1,5 +1,6 @@
 """The numbers of a run (summary.json): per submitter and per group, and for the pool.
 
+* **Groups** count over their whole subtree (the root ``<none>`` is the whole pool).
 * **Waits** are first start minus submission, over the jobs that started; the p95 is the
   nearest-rank 95th percentile. Jobs never started are counted in ``submitted`` only.
 * **Core-hours**: delivered core-hours (completed runs, and runs still going at the end for
@@ -36,7 +37,8 @@ def summarize(sim: Simulation) -> dict[str, Any]:
     by_group: dict[str, list[JobRecord]] = defaultdict(list)
     for record in recorder.jobs.values():
         by_submitter[record.submitter].append(record)
-        by_group[record.group or "<none>"].append(record)
+        for group in _subtrees(record.group):
+            by_group[group].append(record)
     shares, entitled = _shares(recorder)
     view = sim.accountant.view()
     submitters = {}
@@ -55,6 +57,9 @@ def summarize(sim: Simulation) -> dict[str, Any]:
     groups = {name: _jobs(records) for name, records in sorted(by_group.items())}
     for name, entry in _group_shares(recorder).items():
         groups.setdefault(name, _jobs([])).update(entry)
+    for name, entry in groups.items():
+        if name in sim.accountant.customers:  # group records: RUP of the whole subtree
+            entry.update(final_rup=view[name].rup, final_eup=view[name].eup)
     delivered = sum(r.good_seconds for r in recorder.jobs.values()) / 3600
     badput = sum(r.bad_seconds for r in recorder.jobs.values()) / 3600
     capacity = recorder.capacity_seconds / 3600
@@ -76,6 +81,14 @@ def summarize(sim: Simulation) -> dict[str, Any]:
         "submitters": submitters,
         "groups": groups,
     }
+
+
+def _subtrees(group: str) -> list[str]:
+    """The groups whose subtree holds a job of ``group``: it, its ancestors and the root."""
+    if not group or group == "<none>":
+        return ["<none>"]
+    parts = group.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)] + ["<none>"]
 
 
 def _jobs(records: list[JobRecord]) -> dict[str, Any]:
