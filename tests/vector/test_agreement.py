@@ -163,3 +163,16 @@ def test_against_classad2(expr_text, slot_texts, job_text):
     if vector != answer.value:
         assume(not _too_deep(case) and _nesting(vector) <= MAX_NESTING)
     assert vector == answer.value
+
+
+def test_circular_reference_is_left_to_the_scalar_path_and_not_reused():
+    """A circular reference sends the evaluation to the scalar path, whose reads of the
+    job are not logged: the evaluation says it may not be reused for another job."""
+    slots = [ClassAd(f"[Cpus = {k}; c = Cpus + TARGET.a]") for k in range(3)]
+    job = ClassAd("[a = b; b = a + TARGET.Cpus; Requirements = TARGET.c > 0]")
+    vm = VectorMatch(SlotColumns(slots), job, now=CASE_NOW)
+    got = vm.attribute("Requirements", np.arange(3), my_is_slot=False)
+    for k, slot in enumerate(slots):
+        want = evaluate_attribute(job, "Requirements", slot, now=CASE_NOW)
+        assert _text(value_at(got, k, vm.strings), job, slot) == _text(want, job, slot)
+    assert vm.dynamic

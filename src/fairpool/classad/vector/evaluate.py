@@ -102,6 +102,7 @@ class VectorMatch:
             self._check(rows)
             return self._own(lname, rows, side, ())
         except _Whole:
+            self._whole()
             return vec_of([self._scalar_attribute(lname, r) for r in rows], self.strings)
 
     def expression(self, expr: Expr, rows: np.ndarray, *, my_is_slot: bool) -> Any:
@@ -112,8 +113,15 @@ class VectorMatch:
             self._check(rows)
             return self._ev(expr.node, rows, side, ())
         except _Whole:
+            self._whole()
             values = [scalar_evaluate(expr, *self._pair(r), now=self.now) for r in rows]
             return vec_of(values, self.strings)
+
+    def _whole(self) -> None:
+        """The scalar path reads what it likes of the job: nothing of this evaluation
+        may be reused for another job."""
+        self.dynamic = True
+        self.unknown += 1
 
     def _check(self, rows: np.ndarray) -> None:
         if self.job.parent is not None or self.columns.nested[rows].any():
