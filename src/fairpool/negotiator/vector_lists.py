@@ -24,7 +24,7 @@ import numpy as np
 from ..classad import ClassAd, Expr
 from ..classad.vector import SlotColumns, VectorMatch
 from ..classad.vector.cells import INT, B, R, is_vec
-from ..classad.vector.evaluate import job_token
+from ..classad.vector.fallback import job_token
 from .candidates import (
     FLT_MAX,
     LOWEST,

@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import compile as _compile
-from ..ad import ClassAd, Expr, new_state
+from ..ad import Expr
 from ..builtins import FUNCTIONS, arity_ok
 from ..match import evaluate as scalar_evaluate
 from ..nodes import (
@@ -31,19 +30,17 @@ from ..nodes import (
     Literal,
     Node,
     Paren,
-    Subscript,
     Unary,
-    children,
 )
-from ..scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES, eval_attr
-from ..values import ERROR, UNDEFINED, Error
+from ..scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES
+from ..values import ERROR, UNDEFINED
 from .cells import INT, B, E, R, S, U, Vec, assemble, is_vec, value_at, vec_of
+from .fallback import JOB, SLOT, ScalarCells, Whole, job_token
 from .ops import binary, logical, truth_of, unary
-from .table import Column, SlotColumns
+from .table import Column
 
-__all__ = ["VectorMatch", "job_token"]
+__all__ = ["VectorMatch"]
 
-SLOT, JOB = 0, 1
 _MAX_STACK = 100  # deeper chains of attributes go to the scalar path (MAX_DEPTH is 120)
 _TYPE_TESTS = {"isundefined": U, "iserror": E, "isstring": S, "isinteger": INT, "isreal": R}
 _TYPE_TESTS["isboolean"] = B
@@ -62,35 +59,8 @@ def _chain(node: Node, op: str) -> list[Node]:
     return [node]
 
 
-def job_token(job: ClassAd, lname: str) -> Any:
-    """What an evaluation can observe of a job attribute: absent, a literal (by type and
-    value, reals bit for bit), or the expression itself (what it reads is logged apart)."""
-    expr = job._exprs.get(lname)
-    if expr is None:
-        return None
-    const = expr.const
-    if const is NOT_CONST:
-        return id(expr), expr  # by identity; holding it keeps the id from being reused
-    return float.hex(const) if type(const) is float else (type(const), const)
-
-
-class _Whole(Exception):
-    """This evaluation goes to the scalar path as a whole."""
-
-
-class VectorMatch:
+class VectorMatch(ScalarCells):
     """Evaluations of one job against slot rows of ``columns`` (see the module docstring)."""
-
-    def __init__(self, columns: SlotColumns, job: ClassAd, *, now: float) -> None:
-        self.columns = columns
-        self.job = job
-        self.now = now
-        self.strings = columns.strings
-        self.my_is_slot = True
-        self.read: set[str] = set()  # names looked up in the job
-        self.log: list[str] = []  # names read from the job, in order (see _kept)
-        self.unknown = 0  # reads of the job that ``log`` does not describe
-        self.dynamic = False  # something was read that ``read`` does not describe
 
     def attribute(self, name: str, rows: np.ndarray, *, my_is_slot: bool) -> Any:
         """The value of MY's own attribute ``name`` (UNDEFINED when MY has none), MY
@@ -101,7 +71,7 @@ class VectorMatch:
         try:
             self._check(rows)
             return self._own(lname, rows, side, ())
-        except _Whole:
+        except Whole:
             self._whole()
             return vec_of([self._scalar_attribute(lname, r) for r in rows], self.strings)
 
@@ -112,35 +82,14 @@ class VectorMatch:
         try:
             self._check(rows)
             return self._ev(expr.node, rows, side, ())
-        except _Whole:
+        except Whole:
             self._whole()
             values = [scalar_evaluate(expr, *self._pair(r), now=self.now) for r in rows]
             return vec_of(values, self.strings)
 
-    def _whole(self) -> None:
-        """The scalar path reads what it likes of the job: nothing of this evaluation
-        may be reused for another job."""
-        self.dynamic = True
-        self.unknown += 1
-
     def _check(self, rows: np.ndarray) -> None:
         if self.job.parent is not None or self.columns.nested[rows].any():
-            raise _Whole
-
-    def _pair(self, row: int) -> tuple[ClassAd, ClassAd]:
-        slot = self.columns.ads[row]
-        return (slot, self.job) if self.my_is_slot else (self.job, slot)
-
-    def _scalar_attribute(self, lname: str, row: int) -> Any:
-        my, target = self._pair(row)
-        expr = my._exprs.get(lname)
-        if expr is None:
-            return UNDEFINED
-        st = new_state(_compile.run, my, target, self.now)
-        try:
-            return eval_attr(st, my, expr)
-        except RecursionError:
-            return Error("expression nests too deeply")
+            raise Whole
 
     # -- the tree walk ---------------------------------------------------------------
     def _ev(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
@@ -329,55 +278,5 @@ class VectorMatch:
         """An attribute's expression, evaluated in the ad that holds it."""
         key = (side, id(expr))
         if key in stack or len(stack) >= _MAX_STACK:
-            raise _Whole  # a circular reference: the scalar path has the rules for it
+            raise Whole  # a circular reference: the scalar path has the rules for it
         return self._ev(expr.node, rows, side, (*stack, key))
-
-    # -- the scalar path, cell by cell -----------------------------------------------
-    def _cells(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Vec:
-        """``node`` for each row by the compiled evaluator, in the same scope and with
-        the same attributes busy as the scalar path would have."""
-        self.unknown += 1  # the scalar path has the job in scope
-        self._scan(node, rows, None)
-        job, run, values = self.job, _compile.run, []
-        for row in rows:
-            slot = self.columns.ads[row]
-            my, target = (slot, job) if self.my_is_slot else (job, slot)
-            st = new_state(run, my, target, self.now)
-            st.ad = slot if side == SLOT else job
-            st.depth = len(stack)
-            st.busy = {(id(slot if s == SLOT else job), e) for s, e in stack}
-            try:
-                values.append(run(node, st))
-            except RecursionError:
-                raise _Whole from None
-        return vec_of(values, self.strings)
-
-    def _reads(self, lname: str) -> None:
-        self.read.add(lname)
-        self.log.append(lname)
-
-    def _scan(self, node: Node, rows: np.ndarray, parent: Node | None) -> None:
-        """What a subtree left to the scalar path may read: its names go to ``read``;
-        ``dynamic`` when it may read more (an attribute that is an expression, a
-        subscript, a scope used as a value, a function that reads expressions)."""
-        kind = type(node)
-        if kind is Subscript:
-            self.dynamic = True
-        elif kind is Call:
-            spec = FUNCTIONS.get(node.lname)
-            if spec is not None and node.lname not in ("time", "ifthenelse"):
-                self.dynamic = self.dynamic or spec.lazy or not spec.pure
-        elif kind is AttrRef:
-            lname = node.lname
-            if lname in SPECIAL_NAMES or lname in MATCH_SCOPE_NAMES:
-                scope_of_select = type(parent) is AttrRef and parent.scope is node
-                self.dynamic = self.dynamic or not scope_of_select
-            else:
-                self._reads(lname)
-                expr = self.job._exprs.get(lname)
-                if expr is not None and expr.const is NOT_CONST:
-                    self.dynamic = True
-                if bool((self.columns.column(lname).group[rows] >= 0).any()):
-                    self.dynamic = True
-        for child in children(node):
-            self._scan(child, rows, node)

@@ -100,7 +100,7 @@ class Memo:
 
 class Variants:
     """The memos of one sub-expression: by the job attributes it read, then by their
-    values (evaluate.job_token)."""
+    values (fallback.job_token)."""
 
     def __init__(self, node: Any) -> None:
         self.node = node  # kept so that the id in the memo's key stays this node's
