@@ -77,3 +77,19 @@ def test_cycles_on_carried_columns_decide_as_on_fresh_ones():
         slots = [ad.copy() for ad in slots]
         slots[cycle]["Memory"] = 16384  # the pool changes between cycles
     assert len(columns) == len(slots)
+
+
+def test_sync_follows_slots_by_name_when_the_pool_changes_shape():
+    slots = [_slot(k, 1024 * (k + 1)) for k in range(5)]
+    columns = SlotColumns(slots)
+    job = _job(0, 2500)
+    _values(columns, job, "Requirements")  # the columns this reads are now built
+    _values(columns, job, "Memory")
+    gone, added = slots[1], _slot(9, 8192)
+    reshaped = [slots[4], slots[0], added, slots[3], slots[2]]
+    # the Memory and Requirements cells of the new slot: nothing else is encoded again
+    assert columns.sync(reshaped) == 2
+    fresh = SlotColumns(reshaped)
+    for name in ("Requirements", "Memory"):
+        assert _values(columns, job, name) == _values(fresh, job, name)
+    assert gone not in columns.ads

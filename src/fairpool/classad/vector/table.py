@@ -67,6 +67,22 @@ class Column:
         self._encode(row, expr, strings)
         return True
 
+    def remap(self, old_rows: np.ndarray) -> None:
+        """Rows in a new order: row k takes the cells of old row ``old_rows[k]`` (-1: a
+        new row, encoded as absent until ``update`` gives it its expression)."""
+        kept = old_rows >= 0
+        source = np.where(kept, old_rows, 0)
+        cells = self.cells
+        tag = np.where(kept, cells.tag[source], U).astype(np.int8)
+        self.cells = Vec(
+            tag, np.where(kept, cells.i[source], 0), np.where(kept, cells.f[source], 0.0)
+        )
+        if cells.x is not None:
+            self.cells.x = np.where(kept, cells.x[source], None)
+        self.present = kept & self.present[source]
+        self.group = np.where(kept, self.group[source], -1).astype(np.int32)
+        self.exprs = [self.exprs[o] if o >= 0 else None for o in old_rows.tolist()]
+
     def rows_by_group(self, rows: np.ndarray) -> list[tuple[Expr, np.ndarray]]:
         """The positions (into ``rows``) of each expression group, in group order."""
         if not self.groups:
@@ -146,17 +162,20 @@ class SlotColumns:
         memo.keep(rows, value, self.strings)
 
     def sync(self, ads: Sequence[ClassAd]) -> int:
-        """Follow a new list of ads; returns how many cells changed. Rows are positions:
-        a list of another length starts afresh."""
-        if len(ads) != len(self.ads):
-            self.__init__(ads)  # type: ignore[misc]
-            return len(ads) * max(1, len(self.columns))
+        """Follow a new list of ads (the next cycle's pool); returns how many cells were
+        encoded again. A slot keeps its cells by its ``Name``; only the cells whose
+        expression changed, and those of new slots, are encoded."""
+        old = {name: row for row, name in enumerate(_names(self.ads)) if name is not None}
+        old_rows = np.array([old.get(name, -1) for name in _names(ads)], np.int64)
+        if len(set(old_rows[old_rows >= 0].tolist())) != int((old_rows >= 0).sum()):
+            old_rows[:] = -1  # a name twice: rows cannot be told apart
         self.ads = list(ads)
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
         self.memo.clear()  # a new cycle: another time, other annotations
         self.memo_cells = 0
         changed = 0
         for lname, column in self.columns.items():
+            column.remap(old_rows)
             for row, ad in enumerate(self.ads):
                 changed += column.update(row, ad._exprs.get(lname), self.strings)
         return changed
@@ -169,3 +188,12 @@ class SlotColumns:
         self.nested[row] = ad.parent is not None
         for lname, column in self.columns.items():
             column.update(row, ad._exprs.get(lname), self.strings)
+
+
+def _names(ads: Sequence[ClassAd]) -> list[str | None]:
+    """Each ad's ``Name`` when it is a literal string (how a slot is known again)."""
+    names = []
+    for ad in ads:
+        expr = ad._exprs.get("name")
+        names.append(expr.const if expr is not None and type(expr.const) is str else None)
+    return names
