@@ -4,8 +4,9 @@ A column keeps, for every row, the expression the ad holds under that name (or N
 the constant cells of the rows whose expression is a literal, and for the other rows the
 group of rows that share one expression object (ads read from files share the parsed
 ``Expr`` of equal text, so a pool's few START expressions make a few groups, each
-evaluated once over its rows). ``sync`` takes a new list of ads and re-encodes only the
-cells whose expression changed, so columns carry over from one cycle to the next.
+evaluated once over its rows). ``sync`` takes the next cycle's ads, finds each slot
+again by its ``Name`` and re-encodes only the cells whose expression changed, so columns
+carry over from one cycle to the next.
 """
 
 from __future__ import annotations
