@@ -25,6 +25,7 @@ from ..classad import ClassAd, Expr
 from ..classad.vector import SlotColumns, VectorMatch
 from ..classad.vector.cells import INT, B, R, is_vec
 from ..classad.vector.fallback import job_token
+from .attribute import attribute
 from .candidates import (
     FLT_MAX,
     LOWEST,
@@ -325,9 +326,9 @@ class _Lazy:
 
 def _has_policy(ad: ClassAd) -> bool:
     """A partitionable slot with a consumption policy (consumption.consumption_of)."""
-    if ad.eval("PartitionableSlot") is not True:
+    if attribute(ad, "PartitionableSlot") is not True:
         return False
-    resources = ad.eval("MachineResources")
+    resources = attribute(ad, "MachineResources")
     if not isinstance(resources, str):
         return False
     return any("Consumption" + r in ad for r in resources.replace(",", " ").split())
