@@ -9,7 +9,9 @@ default; ``shortcuts = false`` runs the plain loop, and tests/sim compare the tw
    RANK ranks every job the same as the running one, so it never preempts). The skipped
    cycle still does the accounting a cycle without matches does: age every priority to
    ``now`` and set each customer's usage from the claimed slots, and give new submitters
-   their record. So priorities are aged exactly as in the plain loop, cycle by cycle (the
+   their record (with ``NEGOTIATOR_JOB_CONSTRAINT`` set, a new submitter's record waits for
+   the next negotiated cycle, which only matters if a ``config`` event changes its factor
+   in between). So priorities are aged exactly as in the plain loop, cycle by cycle (the
    ageing is cheap: one multiplication per customer), and the results are identical.
    Assumption: jobs ask for at least one core (a partitionable slot with no cores left is
    taken as full).
