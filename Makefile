@@ -1,10 +1,20 @@
-.PHONY: test bench lint
+.PHONY: test bench bench-large lint
 
 test:
 	.venv/bin/pytest
 
+# quick benchmarks (a few minutes)
 bench:
 	.venv/bin/python benchmarks/classad.py
+	.venv/bin/python benchmarks/lcg_replay.py --max-jobs 3000
+
+# full-size benchmarks: the scaling curve (~15 min), the 100k-slot headline (~3 min),
+# the whole LCG trace (~30 min) and the 30-day 10,000-slot simulation (hours today)
+bench-large:
+	.venv/bin/python benchmarks/negotiation_cycle.py
+	.venv/bin/python benchmarks/negotiation_cycle.py --headline
+	.venv/bin/python benchmarks/lcg_replay.py --interval 300
+	.venv/bin/python benchmarks/simulate.py
 
 lint:
 	.venv/bin/ruff check src tests benchmarks
