@@ -13,6 +13,7 @@ from fairpool.classad import (
     RelTime,
     symmetric_match,
 )
+from fairpool.classad.scope import MAX_DEPTH
 
 NOW = 1_700_000_000
 
@@ -98,3 +99,13 @@ def test_time_is_given_not_read_from_the_clock():
     ad = ClassAd("[ Start = 100; Age = time() - Start ]")
     assert ad.eval("Age", now=1100) == 1000
     assert Expr("CurrentTime").eval(ad, now=42.9) == 42
+
+
+def test_a_list_that_holds_itself_ends_in_error_instead_of_recursing():
+    # found by the parser fuzz test: b = {B} is a list whose element is the list itself;
+    # lists are lazy, so turning it into Python stops at MAX_DEPTH levels with ERROR
+    value = ClassAd("[ a = 0; b = {B} ]").eval("b")
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    assert (depth, value) == (MAX_DEPTH, ERROR)

@@ -20,8 +20,9 @@ from typing import Any
 
 from .nodes import AdLit, ListLit, Literal, Node
 from .parser import parse_ad_literal, parse_expr
-from .scope import NOT_CONST, EvalState
+from .scope import MAX_DEPTH, NOT_CONST, EvalState
 from .values import (
+    ERROR,
     UNDEFINED,
     AbsTime,
     AdBase,
@@ -320,13 +321,18 @@ def _offset_of(moment: _dt.datetime) -> int:
     return int(delta.total_seconds()) if delta is not None else 0
 
 
-def to_python(value: Any) -> Any:
-    """A ClassAd value as plain Python: lists materialised, strings as text."""
+def to_python(value: Any, depth: int = 0) -> Any:
+    """A ClassAd value as plain Python: lists materialised, strings as text.
+
+    Lists are evaluated lazily, so a list that holds itself (``b = {B}``) never ends: past
+    ``MAX_DEPTH`` levels of nesting the element is ERROR, as deep evaluation is."""
     t = type(value)
     if t is str:
         return to_text(value)
     if t is ClassAdList:
-        return [to_python(v) for v in value]
+        if depth >= MAX_DEPTH:
+            return ERROR
+        return [to_python(v, depth + 1) for v in value]
     return value
 
 
