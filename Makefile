@@ -7,13 +7,15 @@ test:
 bench:
 	.venv/bin/python benchmarks/classad.py
 	.venv/bin/python benchmarks/lcg_replay.py --max-jobs 3000
+	.venv/bin/python benchmarks/simulate.py --slots 1000 --jobs 2000 --days 0.25
 
 # full-size benchmarks: the scaling curve (~15 min), the 100k-slot headline (~3 min),
-# the whole LCG trace (~30 min) and the 30-day 10,000-slot simulation (hours today)
+# the whole LCG trace (~30 min at 5-minute cycles, ~1.5 h at 60 s) and the 30-day 10,000-slot simulation (hours today)
 bench-large:
 	.venv/bin/python benchmarks/negotiation_cycle.py
 	.venv/bin/python benchmarks/negotiation_cycle.py --headline
 	.venv/bin/python benchmarks/lcg_replay.py --interval 300
+	.venv/bin/python benchmarks/lcg_replay.py
 	.venv/bin/python benchmarks/simulate.py
 
 lint:
