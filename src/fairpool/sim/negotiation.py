@@ -26,7 +26,9 @@ def negotiate(
     """Age, negotiate and record usage for the cycle at ``now``."""
     pool.advance(now)
     accountant.update_priorities(now)
-    result = run_cycle(pool.snapshot(), accountant.view().__getitem__, params, now=now)
+    result = run_cycle(
+        pool.snapshot(), accountant.view().__getitem__, params, now=now, columns=pool.columns
+    )
     accountant.set_usage(result.usage)
     for name in result.submitters:
         accountant.customer(name)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..classad import ClassAd, Expr
 from ..classad.match import rank, symmetric_match
+from ..classad.vector import SlotColumns
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.consumption import consumption_of
 from ..negotiator.cycle import PoolSnapshot
@@ -68,6 +69,7 @@ class Pool:
         self.version = 0  # bumped by every change to who holds which slot
         self.touched: set[str] = set()  # slots claimed, released or removed since asked
         self._next_dslot: dict[str, int] = {}
+        self.columns = SlotColumns([])  # the vector evaluator's columns, kept across cycles
 
     @property
     def slots(self) -> list[ClassAd]:
