@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+import progress
+
 from fairpool.sim.arrivals import trace_jobs
 from fairpool.sim.runner import simulate
 from fairpool.sim.scenario import load_scenario
@@ -36,7 +38,7 @@ def main() -> None:
     scenario = dataclasses.replace(scenario, traces=(trace,), simulation=simulation)
     recorded = {n: j.runtime * j.cpus / 3600 for n, j in enumerate(trace_jobs(trace), 1)}
     began = time.perf_counter()
-    run = simulate(scenario, _progress)
+    run = simulate(scenario, progress.show)
     wall = time.perf_counter() - began
     records = list(run.recorder.jobs.values())
     done = [r for r in records if r.end is not None and not r.removed]
@@ -50,16 +52,6 @@ def main() -> None:
         f"simulated: {simulation.duration / 86400:.1f} days; wall time: {wall:.1f} s; "
         f"simulated/real: {simulation.duration / wall:.0f}x"
     )
-
-
-_shown: list[int] = [-1]
-
-
-def _progress(done: float) -> None:
-    percent = int(done * 100)
-    if percent != _shown[0]:
-        _shown[0] = percent
-        print(f"\r{percent:3d}%", end="", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

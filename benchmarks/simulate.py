@@ -14,6 +14,8 @@ import argparse
 import sys
 import time
 
+import progress
+
 from fairpool.sim.runner import simulate
 from fairpool.sim.scenario import parse_scenario
 
@@ -52,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     scenario = parse_scenario(scenario_text(args.slots, args.jobs, args.days), "<benchmark>")
     began = time.perf_counter()
-    run = simulate(scenario, _progress)
+    run = simulate(scenario, progress.show)
     wall = time.perf_counter() - began
     done = sum(1 for r in run.recorder.jobs.values() if r.end is not None)
     print(file=sys.stderr)
@@ -63,16 +65,6 @@ def main() -> None:
         f"simulated/real: {args.days * 86400 / wall:.1f}x; "
         f"per negotiated cycle: {wall / max(run.recorder.cycles_run, 1):.3f} s"
     )
-
-
-_shown: list[int] = [-1]
-
-
-def _progress(done: float) -> None:
-    percent = int(done * 100)
-    if percent != _shown[0]:
-        _shown[0] = percent
-        print(f"\r{percent:3d}%", end="", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

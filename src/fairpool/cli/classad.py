@@ -15,11 +15,11 @@ import time
 
 import click
 
-from ..classad import ClassAd, Expr, parse_ad, parse_ads, symmetric_match
+from ..classad import ClassAd, Expr, parse_ad, symmetric_match
 from ..classad.ad import new_state
 from ..classad.canonical import canonical
 from ..classad.conformance import EVALUATORS, run_line
-from ..errors import ClassAdSyntaxError
+from ..errors import ClassAdSyntaxError, InputError
 from .errors import fail
 
 __all__ = ["classad"]
@@ -109,21 +109,13 @@ def match_command(job_file: str, slot_file: str) -> None:
 
 
 def _load_all(path: str) -> list[ClassAd]:
-    opener = _open_gzip if path.endswith(".gz") else open
+    from ..sim.inputs import read_ads
+
     try:
-        with opener(path) as handle:
-            return list(parse_ads(handle, name=path))
-    except OSError as err:
-        fail(f"{path}: {err.strerror}")
-    except ClassAdSyntaxError as err:
+        return read_ads(path)
+    except (InputError, ClassAdSyntaxError) as err:
         fail(str(err))
     return []
-
-
-def _open_gzip(path: str):
-    import gzip
-
-    return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
 
 
 def _label(ad: ClassAd, names: tuple[str, ...]) -> str:

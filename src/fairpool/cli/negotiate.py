@@ -124,6 +124,7 @@ def negotiate(
         policy = accountant_policy(knobs)
         slot_ads = read_slot_ads(slots) if slots else machine_ads(knobs)
         job_ads = read_job_ads(jobs) if jobs else []
+        leftovers = knobs.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS", True)
         now = start if start is not None else pool_time(slot_ads) or float(int(time.time()))
         for path, submitter in _owned(submits, owner or getpass.getuser()):
             job_ads += submit_job_ads(
@@ -133,13 +134,12 @@ def negotiate(
         fail(str(err).splitlines()[0])
     if not job_ads:
         fail("no jobs: give --jobs FILE and/or --submit FILE")
-    leftovers = (knobs.get("CLAIM_PARTITIONABLE_LEFTOVERS") or "true").strip().lower()
     pool = Pool(
         slot_ads,
         job_ads,
         params.accounting_domain,
         params.concurrency,
-        claim_leftovers=leftovers not in ("false", "0", "no"),
+        claim_leftovers=leftovers,
     )
     run = DryRun(pool, params, policy, AccountantStore(state))
     results = []
@@ -154,9 +154,6 @@ def _configuration(paths: Sequence[str]):
     """The knobs of the configuration files, or an empty configuration (the defaults)."""
     from ..config import load_config, parse_config_text
 
-    for path in paths:
-        if not Path(path).is_file():
-            raise ConfigError("no such configuration file", path)
     return load_config(list(paths)) if paths else parse_config_text("", "<defaults>")
 
 
@@ -169,9 +166,6 @@ def _owned(submits: Sequence[str], owner: str) -> list[tuple[str, str]]:
             owned.append((path, name))
         else:
             owned.append((given, owner))
-    for path, _ in owned:
-        if not Path(path).is_file():
-            raise InputError("no such submit description file", path)
     return owned
 
 

@@ -155,11 +155,12 @@ class Pool:
 
     def _partition(self, pslot: ClassAd, job: ClassAd, match: Match, now: float) -> list[Started]:
         started = []
-        first = self._carve_and_start(pslot, job, match.submitter, now)
+        consumed = consumption_of(pslot, job, now)  # None: no consumption policy
+        first = self._carve_and_start(pslot, job, match.submitter, now, _requests(consumed))
         if first is None:
             return started
         started.append(first)
-        if not self.claim_leftovers or _consumes(pslot):
+        if not self.claim_leftovers or consumed is not None:
             return started  # the negotiator matched each job itself (consumption policy)
         in_use = LimitCounter.from_slots(self.limits, self.slots)
         for other in self._idle_jobs_of(match.submitter):
@@ -174,11 +175,16 @@ class Pool:
         return started
 
     def _carve_and_start(
-        self, pslot: ClassAd, job: ClassAd, submitter: str, now: float
+        self,
+        pslot: ClassAd,
+        job: ClassAd,
+        submitter: str,
+        now: float,
+        requests: dict[str, Expr] | None = None,
     ) -> Started | None:
         name = pslot.eval("Name")
         number = self._next_dslot.get(name, 1)
-        dslot = carve(pslot, job, now, number, _consumed(pslot, job, now))
+        dslot = carve(pslot, job, now, number, requests)
         if dslot is None:
             return None
         self._next_dslot[name] = number + 1
@@ -266,15 +272,9 @@ def _parent_is(slot: ClassAd, name: str) -> bool:
     return slot.eval("DynamicSlot") is True and _parent_name(slot.eval("Name")) == name
 
 
-def _consumes(pslot: ClassAd) -> bool:
-    """Whether a partitionable slot has a consumption policy (Consumption<Resource>)."""
-    return any(name.lower().startswith("consumption") for name in pslot)
-
-
-def _consumed(pslot: ClassAd, job: ClassAd, now: float) -> dict[str, Expr] | None:
+def _requests(consumed: dict[str, float] | None) -> dict[str, Expr] | None:
     """A consumption-policy slot gives a job what its policy says the job consumes (the
     negotiator charged exactly that); other p-slots round the request as usual (None)."""
-    amounts = consumption_of(pslot, job, now) if _consumes(pslot) else None
-    if not amounts:
+    if not consumed:
         return None
-    return {f"Request{r}": Expr(repr(a)) for r, a in amounts.items() if r != "GPUs"}
+    return {f"Request{r}": Expr(repr(a)) for r, a in consumed.items() if r != "GPUs"}
