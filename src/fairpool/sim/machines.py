@@ -64,15 +64,21 @@ def _slot_ad(table: Table) -> ClassAd:
 
 def machine_slots(spec: MachineSpec, first: int = 1) -> list[ClassAd]:
     """The slot ads of machines ``first`` .. ``first + count - 1`` of ``spec``."""
+    templates = [_published(t, number) for number, t in enumerate(spec.template, 1)]
     slots = []
     for n in range(first, first + spec.count):
         host = spec.name.format(n=n)
-        for number, template in enumerate(spec.template, 1):
-            slots.append(_named(template, host, number))
+        for slot_id, template in templates:
+            ad = template.copy()
+            ad.update({"Name": f"slot{slot_id}@{host}", "Machine": host, "SlotID": slot_id})
+            slots.append(ad)
     return slots
 
 
-def _named(template: ClassAd, host: str, number: int) -> ClassAd:
+def _published(template: ClassAd, number: int) -> tuple[int, ClassAd]:
+    """A template with what a startd adds filled in, and its SlotID. Done once per table,
+    so the machines' copies share each expression (the vector evaluator evaluates an
+    expression shared by many slots once over all of them)."""
     ad = template.copy()
     slot_id = ad.eval("SlotID") if "SlotID" in ad else number
     slot_id = slot_id if type(slot_id) is int else number
@@ -89,5 +95,4 @@ def _named(template: ClassAd, host: str, number: int) -> ClassAd:
         for resource in ("Cpus", "Memory", "Disk"):
             if resource in ad and f"TotalSlot{resource}" not in ad:
                 ad[f"TotalSlot{resource}"] = ad.eval(resource)
-    ad.update({"Name": f"slot{slot_id}@{host}", "Machine": host, "SlotID": slot_id})
-    return ad
+    return slot_id, ad

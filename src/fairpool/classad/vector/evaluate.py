@@ -20,6 +20,7 @@ import numpy as np
 
 from ..ad import Expr
 from ..builtins import FUNCTIONS, arity_ok
+from ..dependence import own_only
 from ..match import evaluate as scalar_evaluate
 from ..nodes import (
     AttrRef,
@@ -139,6 +140,13 @@ class VectorMatch(ScalarCells):
             return self._elvis(node, rows, side, stack)
         if kind is Call:
             return self._call(node, rows, side, stack)
+        return self._per_row(node, rows, side, stack)
+
+    def _per_row(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
+        """The scalar path for ``node``: once for all rows when it reads nothing of the
+        slot (a job's ``MAX({1024, TransferInputSizeMB * 1.25})``), else row by row."""
+        if len(rows) > 1 and side == JOB and own_only(node, self.job, other=True, clock=False):
+            return value_at(self._cells(node, rows[:1], side, stack), 0, self.strings)
         return self._cells(node, rows, side, stack)
 
     def _binary(self, node: Binary, rows: np.ndarray, side: int, stack: tuple) -> Any:
@@ -200,7 +208,7 @@ class VectorMatch(ScalarCells):
             args = [self._ev(arg, rows, side, stack) for arg in node.args]
             if len(rows) and not any(is_vec(a) for a in args):  # the same for every row
                 return value_at(self._cells(node, rows[:1], side, stack), 0, self.strings)
-        return self._cells(node, rows, side, stack)
+        return self._per_row(node, rows, side, stack)
 
     # -- names -----------------------------------------------------------------------
     def _reference(self, node: AttrRef, rows: np.ndarray, side: int, stack: tuple) -> Any:
