@@ -25,7 +25,7 @@ def test_finish_releases_a_static_slot():
         False,
     )
     assert [j.eval("ProcId") for j in pool.jobs] == [1]
-    assert pool.version > before and "slot1@a" in pool.touched
+    assert pool.version > before and "slot1@a" in pool.changes
 
 
 def test_finish_gives_a_dynamic_slot_back():

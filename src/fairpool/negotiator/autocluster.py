@@ -21,7 +21,7 @@ from ..classad.scope import NOT_CONST
 from ..classad.unparse import unparse
 from .params import NegotiatorParams
 
-__all__ = ["Signatures", "significant_attributes"]
+__all__ = ["NameCollector", "Signatures", "significant_attributes"]
 
 _VOLATILE = frozenset(
     name.lower()
@@ -75,7 +75,7 @@ def _shape(expr: Expr | None) -> object:
     return True if expr.const is not NOT_CONST else expr.node
 
 
-class _NameCollector:
+class NameCollector:
     """Names mentioned by expressions, following an ad's own attributes, cached per tree.
 
     What an ad's Requirements and Rank reach is traced once per distinct set of
@@ -130,12 +130,15 @@ class _NameCollector:
         return names
 
 
-def significant_attributes(slots: Iterable[ClassAd], params: NegotiatorParams) -> tuple[str, ...]:
-    """The job attributes that decide how a job matches and ranks, sorted."""
+def significant_attributes(
+    slots: Iterable[ClassAd], params: NegotiatorParams, also: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """The job attributes that decide how a job matches and ranks, sorted; ``also``:
+    names the Requirements and Rank of slots not given reach (negotiator/ledger.py)."""
     if params.significant_attributes is not None:
         return tuple(sorted(set(params.significant_attributes), key=str.lower))
-    collector = _NameCollector()
-    names: set[str] = set(params.add_significant_attributes)
+    collector = NameCollector()
+    names: set[str] = set(params.add_significant_attributes) | set(also)
     for ad in slots:
         names |= collector.reach(ad)
     for expr in (
@@ -159,7 +162,7 @@ class Signatures:
         self.each_job_alone = each_job_alone  # NEGOTIATE_ALL_JOBS_IN_CLUSTER
         self.ids: dict[tuple, int] = {}
         self.text: dict[int, str] = {}
-        self.collector = _NameCollector()
+        self.collector = NameCollector()
         self.sorted_names: dict[frozenset[str], tuple[str, ...]] = {}
 
     def autocluster(self, job: ClassAd) -> int:

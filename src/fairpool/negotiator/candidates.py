@@ -221,9 +221,12 @@ def find_slot(
     eup_of: Any,
     now: float,
     concurrency: Callable[[Slot], str | None],
+    busy_policy: Callable[[ClassAd, Turn], bool] | None = None,
 ) -> Candidate | str:
     """The best slot for ``job`` that its submitter's limits allow, or why there is none.
-    ``concurrency(slot)`` is the concurrency-limit rejection for taking ``slot``, if any."""
+    ``concurrency(slot)`` is the concurrency-limit rejection for taking ``slot``, if any;
+    ``busy_policy(job, turn)``: whether busy slots not in ``slots`` that the job matches
+    are kept from it by PREEMPTION_REQUIREMENTS (asked only when the job is rejected)."""
     key = (autocluster, turn.rank_only)
     reasons = turn.reasons.setdefault(autocluster, set())
     candidates = turn.match_lists.get(key)
@@ -251,6 +254,8 @@ def find_slot(
         return candidate
     if turn.rank_only:
         return REJECT_LIMIT
+    if busy_policy is not None and REJECT_POLICY not in reasons and busy_policy(job, turn):
+        reasons.add(REJECT_POLICY)
     concurrency_reasons = sorted(r for r in reasons if r.startswith("concurrency limit"))
     if concurrency_reasons:
         return concurrency_reasons[0]

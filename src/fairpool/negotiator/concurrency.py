@@ -15,10 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from ..classad import ClassAd
 from ..classad.match import evaluate
 from ..classad.scope import NOT_CONST
+from .sums import exact_sum
 
 __all__ = ["LimitConfig", "LimitCounter", "job_limits", "parse_limits", "valid_limit_name"]
 
@@ -97,15 +99,23 @@ class LimitCounter:
         self.in_use: dict[str, float] = dict(in_use or {})
 
     @classmethod
-    def from_slots(cls, config: LimitConfig, slots: Iterable[ClassAd]) -> LimitCounter:
-        """Count the limits of the jobs running on the slots (and of preempting ones)."""
-        counter = cls(config)
+    def from_slots(
+        cls,
+        config: LimitConfig,
+        slots: Iterable[ClassAd],
+        base: Mapping[str, Fraction] | None = None,
+    ) -> LimitCounter:
+        """Count the limits of the jobs running on the slots (and of preempting ones),
+        plus ``base`` (limit -> exact amount held on slots not given), summed exactly."""
+        amounts: dict[str, list[float]] = {name: [] for name in base or {}}
         for slot in slots:
             for attribute in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
                 value = slot.eval(attribute) if attribute in slot else None
                 if isinstance(value, str) and slot.eval("State") in ("Claimed", "Preempting"):
-                    counter.add(parse_limits(value))
-        return counter
+                    for name, amount in parse_limits(value):
+                        amounts.setdefault(name, []).append(amount)
+        base = base or {}
+        return cls(config, {n: exact_sum(a, base.get(n)) for n, a in amounts.items()})
 
     def blocked(self, limits: Iterable[tuple[str, float]]) -> list[str]:
         """The limits that have no room for these amounts (all must fit)."""

@@ -24,10 +24,12 @@ from ..classad.values import UNDEFINED
 from ..classad.vector import SlotColumns
 from .attribute import attribute
 from .autocluster import Signatures, significant_attributes
+from .candidates import Turn
 from .concurrency import LimitCounter
 from .ephemeral import LIVE_USAGE, Annotations, LiveUsage, live_usage_expr
 from .groups import ROOT, GroupNode, assigned_group, build_tree
 from .hgq import allocate_and_negotiate
+from .ledger import Standing
 from .params import NegotiatorParams
 from .pie import CycleState, negotiate_with_group
 from .quotas import assign_quotas
@@ -41,10 +43,17 @@ __all__ = ["MATCH_EVALUATORS", "PoolSnapshot", "run_cycle"]
 
 @dataclass(frozen=True)
 class PoolSnapshot:
-    """The pool as the negotiator reads it: slot ads and job ads (idle ones negotiate)."""
+    """The pool as the negotiator reads it: slot ads and job ads (idle ones negotiate).
+
+    From a caller that keeps a ``SlotLedger`` (negotiator/ledger.py): ``standing`` gives
+    the slots already fetched (``slots`` is then not read) with the totals of the slots
+    no cycle can match, and ``running`` the submitters of running jobs (``jobs`` may then
+    hold only the idle ones)."""
 
     slots: Sequence[ClassAd]
     jobs: Sequence[ClassAd]
+    standing: Standing | None = None
+    running: frozenset[str] | None = None
 
 
 def run_cycle(
@@ -58,16 +67,25 @@ def run_cycle(
     """Negotiate once; ``priorities(name)`` gives a customer's RUP, factor, floor, ceiling.
     ``columns``: the vector evaluator's slot columns from the previous cycle, brought up
     to date rather than rebuilt (used with ``NEGOTIATOR_MATCH_EVALUATOR = vector``)."""
-    slots = fetch_slots(snapshot.slots, params, now)
-    usage = usage_from_slots(slots)
-    pool = pool_weight(slots, params, now)
-    signatures = Signatures(
-        significant_attributes((s.ad for s in slots), params), params.negotiate_all_jobs_in_cluster
-    )
+    standing = snapshot.standing
+    if standing is None:
+        slots = fetch_slots(snapshot.slots, params, now)
+        usage = usage_from_slots(slots)
+        pool = pool_weight(slots, params, now)
+        mentions: frozenset[str] = frozenset()
+    else:
+        slots = standing.slots
+        usage = usage_from_slots(slots, standing.usage)
+        pool = pool_weight(slots, params, now, standing.weight)
+        mentions = standing.mentions
+    significant = significant_attributes((s.ad for s in slots), params, mentions)
+    signatures = Signatures(significant, params.negotiate_all_jobs_in_cluster)
     jobs = [j for j in snapshot.jobs if _wanted(j, params, now)]
     by_submitter = queues(jobs, params.accounting_domain, signatures)
-    for name in _running_submitters(snapshot.jobs, usage, params):
+    running = _running_submitters(snapshot.jobs, usage, params) | (snapshot.running or set())
+    for name in running:
         by_submitter.setdefault(name, SubmitterQueue(name))
+    by_submitter = dict(sorted(by_submitter.items()))  # whatever order the jobs came in
     idle = sum(q.idle_jobs for q in by_submitter.values())
     schedds = {_schedd(job) for q in by_submitter.values() for r in q.requests for job in r.jobs}
     candidates = trim(slots, params)
@@ -77,20 +95,28 @@ def run_cycle(
         priorities=priorities,
         slots=candidates,
         usage=dict(usage),
-        min_slot_weight=min((s.weight for s in slots), default=0.0),
+        min_slot_weight=_min_weight(slots, standing),
         annotations=Annotations(),
-        limits=LimitCounter.from_slots(params.concurrency, (s.ad for s in slots)),
+        limits=LimitCounter.from_slots(
+            params.concurrency, (s.ad for s in slots), standing.limits if standing else None
+        ),
     )
-    tree = _groups(state, by_submitter, slots, pool) if params.groups.enabled else None
+    if standing is not None and standing.policy_blocks is not None:
+        state.busy_policy = _busy_policy(state, standing, standing.policy_blocks)
+    tree = _groups(state, by_submitter, slots, pool, standing) if params.groups.enabled else None
     token = LIVE_USAGE.set(LiveUsage(state.weighted_usage, _group_usage_of(state)))
     try:
-        _annotate_slots(state, slots)
+        _annotate_slots(state, slots, standing)
+        if columns is not None:
+            columns.mark(_names(state.annotations.ads()))
         state.slots = MATCH_EVALUATORS[params.match_evaluator](candidates, params, now, columns)
         if tree is None:
             _negotiate(state, list(by_submitter.values()), pool)
         else:
             _negotiate_groups(state, tree, by_submitter, pool)
     finally:
+        if columns is not None:
+            columns.mark(_names(state.annotations.ads()))  # as they were: read again next cycle
         state.annotations.restore()
         LIVE_USAGE.reset(token)
     stats = CycleStats(
@@ -101,7 +127,7 @@ def run_cycle(
         num_jobs_considered=state.jobs_considered,
         active_submitter_count=len(by_submitter),
         num_schedulers=len(schedds),
-        total_slots=len(slots),
+        total_slots=len(slots) + (standing.count if standing else 0),
         trimmed_slots=len(candidates),
         candidate_slots=len(candidates),
         pie_spins=state.spins,
@@ -127,6 +153,34 @@ def _scalar(
 
 # NEGOTIATOR_MATCH_EVALUATOR -> the candidate slots as the matcher wants them.
 MATCH_EVALUATORS = {"vector": _vector, "scalar": _scalar}
+
+
+def _busy_policy(
+    state: CycleState, standing: Standing, blocks: Callable[..., bool]
+) -> Callable[[ClassAd, Turn], bool]:
+    """SlotLedger.policy_blocks as find_slot asks it, with the cycle's priorities."""
+
+    def eup_of(name: str) -> float:
+        return state.priorities(name).eup
+
+    def annotate(slots: list[Slot]) -> None:
+        _annotate_slots(state, slots, standing)
+
+    def busy(job: ClassAd, turn: Turn) -> bool:
+        return blocks(job, turn.submitter, turn.eup, eup_of, state.now, annotate)
+
+    return busy
+
+
+def _names(ads: list[ClassAd]) -> list[str]:
+    return [name for ad in ads if isinstance(name := attribute(ad, "Name"), str)]
+
+
+def _min_weight(slots: list[Slot], standing: Standing | None) -> float:
+    weights = [s.weight for s in slots]
+    if standing is not None and standing.min_weight is not None:
+        weights.append(standing.min_weight)
+    return min(weights, default=0.0)
 
 
 def _running_submitters(
@@ -171,7 +225,11 @@ def _negotiate(
 
 
 def _groups(
-    state: CycleState, by_submitter: dict[str, SubmitterQueue], slots: list[Slot], pool: float
+    state: CycleState,
+    by_submitter: dict[str, SubmitterQueue],
+    slots: list[Slot],
+    pool: float,
+    standing: Standing | None,
 ) -> GroupNode:
     """Build the group tree, charge current usage to it, and set demand and quotas."""
     config = state.params.groups
@@ -201,7 +259,8 @@ def _groups(
         tree.submitters += [
             s for g in tree.walk() if g.autoregroup and g is not tree for s in g.submitters
         ]
-    total = pool if state.params.use_slot_weights else effective_pool_size(slots)
+    effective = effective_pool_size(slots, standing.effective if standing else None)
+    total = pool if state.params.use_slot_weights else effective
     assign_quotas(tree, total, config.allow_oversubscription)
     state.group_quotas = {node.name: node.quota for node in tree.walk()}
     state.group_total = total
@@ -235,8 +294,9 @@ def _group_usage_of(state: CycleState) -> Callable[[str], Any]:
     return of_group
 
 
-def _annotate_slots(state: CycleState, slots: list[Slot]) -> None:
-    """Remote-user attributes on the slots of running users (§5.5)."""
+def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | None) -> None:
+    """Remote-user attributes on the slots of running users (§5.5); cross-slot
+    priorities also from the standing slots of the same machine."""
     if not state.params.consider_preemption:
         return
     notes = state.annotations
@@ -254,16 +314,26 @@ def _annotate_slots(state: CycleState, slots: list[Slot]) -> None:
             live_usage_expr("ResourcesInUseByUser", slot.remote_user),
         )
     if state.params.cross_slot_prios:
-        for machine_slots in by_machine.values():
-            _cross_slot(state, machine_slots)
+        for machine, machine_slots in by_machine.items():
+            others = standing.on_machine(machine) if standing is not None else []
+            _cross_slot(state, machine_slots, others)
 
 
-def _cross_slot(state: CycleState, machine_slots: list[Slot]) -> None:
+def _cross_slot(
+    state: CycleState, machine_slots: list[Slot], others: list[tuple[int, int, str]]
+) -> None:
+    """``Slot<N>_RemoteUserPrio`` on every slot of a machine; ``others``: (collector
+    order, SlotID, user) of the machine's standing slots. Where slots share a SlotID
+    (dynamic slots), the last in collector order is published."""
+    users = others + [
+        (slot.index, slot.ad.eval("SlotID"), slot.remote_user)
+        for slot in machine_slots
+        if slot.remote_user is not None
+    ]
     prios = {}
-    for slot in machine_slots:
-        slot_id = slot.ad.eval("SlotID")
-        if slot.remote_user is not None and type(slot_id) is int:
-            prios[f"Slot{slot_id}_RemoteUserPrio"] = state.priorities(slot.remote_user).eup
+    for _, slot_id, user in sorted(users, key=lambda entry: entry[0]):
+        if type(slot_id) is int:
+            prios[f"Slot{slot_id}_RemoteUserPrio"] = state.priorities(user).eup
     for slot in machine_slots:
         for name, value in prios.items():
             state.annotations.set(slot.ad, name, value)

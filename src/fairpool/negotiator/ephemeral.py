@@ -64,6 +64,10 @@ class Annotations:
             self._undo.append((ad, name, ad.lookup(name) if name in ad else None))
         ad[name] = value
 
+    def ads(self) -> list[ClassAd]:
+        """The ads changed (until ``restore``)."""
+        return list({id(ad): ad for ad, _, _ in self._undo}.values())
+
     def restore(self) -> None:
         for ad, name, previous in reversed(self._undo):
             if previous is None:

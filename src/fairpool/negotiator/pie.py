@@ -54,6 +54,9 @@ class CycleState:
     spins: int = 0
     pies: int = 0
     share_limited: set[str] = field(default_factory=set)
+    # (job, turn) -> whether a slot left out of ``slots`` would have added the
+    # PREEMPTION_REQUIREMENTS reason (negotiator/ledger.py)
+    busy_policy: Callable[[ClassAd, Turn], bool] | None = None
 
     def weighted_usage(self, name: str) -> float:
         held = self.usage.get(name)
@@ -230,6 +233,7 @@ def _negotiate(
                 lambda n: state.priorities(n).eup,
                 state.now,
                 _per_slot_limits(state, job),
+                state.busy_policy,
             )
             if isinstance(found, str):
                 _reject(state, queue.name, job, found)

@@ -13,8 +13,9 @@ which ones remain candidates after trimming (spec negotiator.md §0.1, §1.5, §
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -23,17 +24,23 @@ from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
 from .attribute import attribute
 from .params import NegotiatorParams
+from .sums import exact_sum
 
 __all__ = [
+    "HELD_STATES",
     "Slot",
+    "counted_in_pool",
     "effective_pool_size",
     "fetch_slots",
     "pool_weight",
+    "read_slot",
+    "slot_is_fetched",
+    "slot_size",
     "trim",
     "usage_from_slots",
 ]
 
-_HELD_STATES = ("Claimed", "Preempting")
+HELD_STATES = ("Claimed", "Preempting")
 
 
 @dataclass(eq=False)
@@ -74,18 +81,23 @@ def fetch_slots(ads: Iterable[ClassAd], params: NegotiatorParams, now: float) ->
     """The slot ads this negotiator is responsible for, in collector order."""
     slots = []
     for ad in ads:
-        if attribute(ad, "MyType") != "Machine" or not isinstance(attribute(ad, "Name"), str):
-            continue
-        if params.slot_constraint is not None and not _true(params.slot_constraint, ad, now):
-            continue
-        slots.append(_slot(ad, len(slots), params, now))
+        if slot_is_fetched(ad, params, now):
+            slots.append(read_slot(ad, len(slots), params, now))
     return slots
 
 
-def _slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> Slot:
+def slot_is_fetched(ad: ClassAd, params: NegotiatorParams, now: float) -> bool:
+    """A ``Machine`` ad with a ``Name`` that passes ``NEGOTIATOR_SLOT_CONSTRAINT``."""
+    if attribute(ad, "MyType") != "Machine" or not isinstance(attribute(ad, "Name"), str):
+        return False
+    return params.slot_constraint is None or _true(params.slot_constraint, ad, now)
+
+
+def read_slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> Slot:
+    """The cycle's view of one fetched slot ad; ``index`` orders it (collector order)."""
     state = _string(ad, "State")
     activity = _string(ad, "Activity")
-    held = state in _HELD_STATES and not (
+    held = state in HELD_STATES and not (
         params.discount_suspended_resources and activity == "Suspended"
     )
     holder = _first_string(ad, ("AccountingGroup", "RemoteUser")) if held else None
@@ -93,7 +105,7 @@ def _slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> Slot
         _first_string(
             ad, ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser")
         )
-        if state in _HELD_STATES
+        if state in HELD_STATES
         else None
     )
     return Slot(
@@ -122,40 +134,56 @@ def slot_weight(ad: ClassAd, params: NegotiatorParams, now: float) -> float:
     return 1.0
 
 
-def usage_from_slots(slots: Iterable[Slot]) -> dict[str, Usage]:
-    """Each holder's current usage: the count and total weight of the slots it holds."""
-    usage: dict[str, Usage] = {}
+def usage_from_slots(
+    slots: Iterable[Slot], base: Mapping[str, tuple[int, Fraction]] | None = None
+) -> dict[str, Usage]:
+    """Each holder's current usage: the count and total weight of the slots it holds,
+    plus ``base`` (holder -> slots and exact weight held elsewhere)."""
+    weights: dict[str, list[float]] = {}
     for slot in slots:
         if slot.holder is not None:
-            usage[slot.holder] = usage.get(slot.holder, Usage()) + Usage(1, slot.weight)
+            weights.setdefault(slot.holder, []).append(slot.weight)
+    base = base or {}
+    usage = {}
+    for holder in [*base, *(h for h in weights if h not in base)]:
+        count, exact = base.get(holder, (0, None))
+        own = weights.get(holder, [])
+        usage[holder] = Usage(count + len(own), exact_sum(own, exact))
     return usage
 
 
-def pool_weight(slots: list[Slot], params: NegotiatorParams, now: float) -> float:
+def counted_in_pool(slot: Slot, params: NegotiatorParams, now: float) -> bool:
+    """Whether the slot's weight is in the pie (``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``)."""
+    constraint = params.slot_poolsize_constraint
+    return constraint is None or _true(constraint, slot.ad, now)
+
+
+def pool_weight(
+    slots: list[Slot], params: NegotiatorParams, now: float, base: Fraction | None = None
+) -> float:
     """The pie: the weight of every fetched slot, claimed or not (or of those passing
-    ``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``)."""
-    counted = slots
-    if params.slot_poolsize_constraint is not None:
-        counted = [s for s in slots if _true(params.slot_poolsize_constraint, s.ad, now)]
-    return float(sum(s.weight for s in counted))
+    ``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``), summed exactly, plus ``base``."""
+    return exact_sum((s.weight for s in slots if counted_in_pool(s, params, now)), base)
 
 
-def effective_pool_size(slots: list[Slot]) -> float:
+def effective_pool_size(slots: list[Slot], base: Fraction | None = None) -> float:
     """The pool counted in slots, a partitionable slot as its Cpus (unweighted quotas)."""
-    total = 0.0
-    for slot in slots:
-        cpus = attribute(slot.ad, "Cpus")
-        total += float(cpus) if slot.partitionable and type(cpus) in (int, float) else 1.0
-    return total
+    return exact_sum((slot_size(slot) for slot in slots), base)
+
+
+def slot_size(slot: Slot) -> float:
+    """A slot's part of the effective pool size: its Cpus when partitionable, else 1."""
+    cpus = attribute(slot.ad, "Cpus")
+    return float(cpus) if slot.partitionable and type(cpus) in (int, float) else 1.0
 
 
 def trim(slots: list[Slot], params: NegotiatorParams) -> list[Slot]:
     """The slots that can still be matched this cycle (after accounting counted them all)."""
     kept = []
     for slot in slots:
-        if slot.state in _HELD_STATES and slot.partitionable and not _wants_matching(slot.ad):
+        if slot.state in HELD_STATES and slot.partitionable and not _wants_matching(slot.ad):
             continue
-        if slot.state in _HELD_STATES and not slot.partitionable:
+        if slot.state in HELD_STATES and not slot.partitionable:
             if not params.consider_preemption:
                 continue
             retiring = attribute(slot.ad, "RetirementTimeRemaining")

@@ -41,7 +41,7 @@ from .candidates import (
 from .params import NegotiatorParams
 from .slots import Slot
 
-__all__ = ["CandidateSlots", "VectorLists"]
+__all__ = ["CandidateSlots", "VectorLists", "satisfied_cells"]
 
 _PER_SUBMITTER = frozenset(
     n.lower()
@@ -96,7 +96,7 @@ def _numbers(value: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return ints | (tag == R), np.where(tag == R, value.f, value.i.astype(np.float64))
 
 
-def _satisfied(value: Any, n: int) -> np.ndarray:
+def satisfied_cells(value: Any, n: int) -> np.ndarray:
     ok, number = _numbers(value, n)
     return ok & (number != 0)
 
@@ -175,9 +175,9 @@ class VectorLists:
         params = self.params
         free = np.flatnonzero(~self.board & ~self.skip & ~self.policy)
         vm = VectorMatch(self.columns, job, now=self.now)
-        ok = _satisfied(vm.attribute("requirements", free, my_is_slot=False), len(free))
+        ok = satisfied_cells(vm.attribute("requirements", free, my_is_slot=False), len(free))
         rows = free[ok]
-        ok = _satisfied(vm.attribute("requirements", rows, my_is_slot=True), len(rows))
+        ok = satisfied_cells(vm.attribute("requirements", rows, my_is_slot=True), len(rows))
         rows = rows[ok]
         n = len(rows)
         pre = self._negotiator_rank(vm, params.pre_job_rank, rows)
@@ -265,7 +265,7 @@ class VectorLists:
         if params.preemption_requirements is not None and len(rest):
             vm = VectorMatch(self.columns, job, now=self.now)
             value = vm.expression(params.preemption_requirements, rows[rest], my_is_slot=True)
-            allowed = _satisfied(value, len(rest))
+            allowed = satisfied_cells(value, len(rest))
             if not allowed.all():
                 reasons.add(REJECT_POLICY)
             rest = rest[allowed]

@@ -15,11 +15,17 @@ Unclaimed/Idle, a dynamic slot gives its resources back to its partitionable slo
 disappears), removes jobs, and adds and removes machines. Slots and jobs are kept in
 dictionaries in insertion order, which is the collector's and the queue's order.
 
+Every change to a slot ad is logged by name (``changes``), which is what lets the
+simulator keep slots from one cycle to the next (``kept_snapshot``: the negotiator's
+``SlotLedger`` and the vector evaluator's columns re-read only what changed); the idle
+jobs and the submitters of running jobs are kept as they change, too.
+
 The dry run (``fairpool negotiate --cycles``) and the simulator share it.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -29,6 +35,8 @@ from ..classad.vector import SlotColumns
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.consumption import consumption_of
 from ..negotiator.cycle import PoolSnapshot
+from ..negotiator.ledger import SlotLedger
+from ..negotiator.params import NegotiatorParams
 from ..negotiator.results import CycleResult, Match
 from ..negotiator.submitters import job_id, submitter_of
 from ..startd.partition import carve, release
@@ -61,15 +69,26 @@ class Pool:
         self.limits = limits or LimitConfig()
         self.claim_leftovers = claim_leftovers  # CLAIM_PARTITIONABLE_LEFTOVERS
         self.domain = domain
-        self.slot_by_name = {s.eval("Name"): s for s in slots}
-        self.job_by_id = {job_id(j): j for j in jobs}
+        self.slot_by_name: dict[str, ClassAd] = {}
+        self.sequence: dict[str, int] = {}  # slot -> its place in collector order
+        self.changes: list[str] = []  # slots changed, added or removed, until read
+        self.job_by_id: dict[str, ClassAd] = {}
+        self.idle: dict[str, ClassAd] = {}  # idle jobs, in the order they became idle
+        self.running: Counter[str] = Counter()  # submitters of running jobs
         self.job_on_slot: dict[str, str] = {}
         self.preemptions: dict[str, int] = {}
         self.vacated: list[tuple[str, float]] = []  # (job, when it had started), to drain
         self.version = 0  # bumped by every change to who holds which slot
-        self.touched: set[str] = set()  # slots claimed, released or removed since asked
         self._next_dslot: dict[str, int] = {}
         self.columns = SlotColumns([])  # the vector evaluator's columns, kept across cycles
+        self.columns.track()
+        self.ledger = SlotLedger()
+        self._sequence = 0
+        self._job_count = 0
+        self._queued: dict[str, int] = {}  # job -> its place in the queue
+        for slot in slots:
+            self._insert(slot)
+        self.add_jobs(jobs)
 
     @property
     def slots(self) -> list[ClassAd]:
@@ -79,22 +98,65 @@ class Pool:
     def jobs(self) -> list[ClassAd]:
         return list(self.job_by_id.values())
 
-    def snapshot(self) -> PoolSnapshot:
+    def snapshot(self, now: float | None = None) -> PoolSnapshot:
+        """Every slot and job (the running jobs' run time brought up to ``now``, if given)."""
+        if now is not None:
+            self.advance(now, list(self.job_on_slot))
         return PoolSnapshot(self.slots, self.jobs)
+
+    def kept_snapshot(self, params: NegotiatorParams, now: float) -> PoolSnapshot:
+        """What ``snapshot`` gives a cycle, from the ledger: the slots a cycle can match
+        (with run times brought up to ``now``), the totals of those it cannot, the idle
+        jobs and the running jobs' submitters."""
+        self.keep_ledger(params, now)
+        self.advance(now, [n for n in self.ledger.active if n in self.job_on_slot])
+        self.keep_ledger(params, now)
+        return PoolSnapshot(
+            [], list(self.idle.values()), self.ledger.standing(now), frozenset(self.running)
+        )
+
+    def keep_ledger(self, params: NegotiatorParams, now: float) -> SlotLedger:
+        """The ledger, told of every slot changed since it was last told."""
+        changed = list(dict.fromkeys(self.changes))
+        self.changes.clear()
+        self.ledger.update(self.slot_by_name, self.sequence, changed, params, now)
+        return self.ledger
 
     def add_jobs(self, jobs: Iterable[ClassAd]) -> None:
         for job in jobs:
-            self.job_by_id[job_id(job)] = job
+            name = job_id(job)
+            self.job_by_id[name] = job
+            self._job_count += 1
+            self._queued.setdefault(name, self._job_count)
+            status = job.eval("JobStatus")
+            if status == IDLE:
+                self.idle[name] = job
+            elif status == RUNNING:
+                self.running[submitter_of(job, self.domain)] += 1
 
     def add_slots(self, slots: Iterable[ClassAd]) -> None:
         for slot in slots:
-            self.slot_by_name[slot.eval("Name")] = slot
-            self.touched.add(slot.eval("Name"))
+            self._insert(slot)
         self.version += 1
+
+    def _insert(self, slot: ClassAd) -> None:
+        name = slot.eval("Name")
+        if name not in self.slot_by_name:  # a name given again keeps its place, as in a dict
+            self._sequence += 1
+            self.sequence[name] = self._sequence
+        self.slot_by_name[name] = slot
+        self._changed(name)
+
+    def _changed(self, name: str) -> None:
+        self.changes.append(name)
+        self.columns.mark((name,))
 
     def finish(self, name: str) -> None:
         """A job completes (or is removed): it leaves the queue and frees its slot."""
         job = self.job_by_id.pop(name)
+        self._queued.pop(name, None)
+        if self.idle.pop(name, None) is None and job.eval("JobStatus") == RUNNING:
+            _less(self.running, submitter_of(job, self.domain))
         slot_name = job.eval("RemoteHost")
         if isinstance(slot_name, str) and self.job_on_slot.get(slot_name) == name:
             self._release(slot_name)
@@ -112,33 +174,37 @@ class Pool:
             for child in [n for n, s in self.slot_by_name.items() if _parent_is(s, name)]:
                 displaced.extend(self.remove_slots([child]))
             self.slot_by_name.pop(name, None)
-            self.touched.add(name)
+            self.sequence.pop(name, None)
+            self._changed(name)
         self.version += 1
         return displaced
 
     def _release(self, slot_name: str) -> None:
         del self.job_on_slot[slot_name]
         slot = self.slot_by_name[slot_name]
-        self.touched.add(slot_name)
+        self._changed(slot_name)
         self.version += 1
         if slot.eval("DynamicSlot") is True:
             del self.slot_by_name[slot_name]
+            del self.sequence[slot_name]
             parent = self.slot_by_name.get(_parent_name(slot_name))
             if parent is not None:
                 release(parent, slot)
+                self._changed(parent.eval("Name"))
             return
         for attribute in _CLAIM_ATTRIBUTES:
             if attribute in slot:
                 del slot[attribute]
         slot.update({"State": "Unclaimed", "Activity": "Idle", "CurrentRank": -1.0})
 
-    def advance(self, now: float) -> None:
-        """Keep the running jobs' run time current on their slots."""
-        for name in self.job_on_slot:
+    def advance(self, now: float, names: Iterable[str]) -> None:
+        """Bring the run time of the jobs on slots ``names`` up to ``now``."""
+        for name in names:
             slot = self.slot_by_name[name]
             start = slot.eval("JobStart")
-            if type(start) in (int, float):
+            if type(start) in (int, float) and slot.eval("TotalJobRunTime") != int(now - start):
                 slot["TotalJobRunTime"] = int(now - start)
+                self._changed(name)
 
     def apply(self, result: CycleResult, now: float) -> list[Started]:
         started: list[Started] = []
@@ -188,15 +254,18 @@ class Pool:
         if dslot is None:
             return None
         self._next_dslot[name] = number + 1
-        self.slot_by_name[dslot.eval("Name")] = dslot
+        self._changed(name)
+        self._insert(dslot)
         return self._start(dslot, job, submitter, now)
 
     def _idle_jobs_of(self, submitter: str) -> list[ClassAd]:
-        return [
-            j
-            for j in self.job_by_id.values()
-            if j.eval("JobStatus") == IDLE and submitter_of(j, self.domain) == submitter
+        """The submitter's idle jobs in queue order."""
+        own = [
+            (self._queued[name], j)
+            for name, j in self.idle.items()
+            if submitter_of(j, self.domain) == submitter
         ]
+        return [j for _, j in sorted(own, key=lambda pair: pair[0])]
 
     def _start(self, slot: ClassAd, job: ClassAd, submitter: str, now: float) -> Started:
         slot_name = slot.eval("Name")
@@ -237,7 +306,9 @@ class Pool:
             }
         )
         self.job_on_slot[slot_name] = job_id(job)
-        self.touched.add(slot_name)
+        self.idle.pop(job_id(job), None)
+        self.running[submitter_of(job, self.domain)] += 1
+        self._changed(slot_name)
         self.version += 1
         return Started(job_id(job), slot_name, displaced)
 
@@ -245,7 +316,9 @@ class Pool:
         job = self.job_by_id[name]
         started = job.eval("JobCurrentStartDate")
         self.vacated.append((name, float(started) if type(started) is int else 0.0))
+        _less(self.running, submitter_of(job, self.domain))
         job["JobStatus"] = IDLE
+        self.idle[name] = job
         if "RemoteHost" in job:
             del job["RemoteHost"]
         self.preemptions[name] = self.preemptions.get(name, 0) + 1
@@ -260,6 +333,12 @@ _CLAIM_ATTRIBUTES = (
     "AccountingGroup",
     "ConcurrencyLimits",
 )
+
+
+def _less(counter: Counter[str], key: str) -> None:
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]
 
 
 def _parent_name(dslot_name: str) -> str:

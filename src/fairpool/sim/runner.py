@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Generator
 
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Usage
 from ..classad import Expr
 from ..classad.match import evaluate, satisfied
 from ..errors import ScenarioError
@@ -34,7 +34,7 @@ from .pool import Pool
 from .recorder import Recorder
 from .sampling import take_sample
 from .scenario import Scenario, Settings
-from .shortcuts import PoolWatch, preemption_possible, ranks_vary
+from .shortcuts import preemption_possible, ranks_vary
 from .workload import JobSpec, TraceSpec
 
 __all__ = ["Simulation", "simulate"]
@@ -54,7 +54,6 @@ class Simulation:
         self.end = sim.start + sim.duration
         self.pool = Pool([], [], self.domain, self.settings.params.concurrency)
         self.pool.claim_leftovers = self.settings.claim_leftovers
-        self.watch = PoolWatch(self.pool)
         self.accountant = Accountant(
             self.settings.policy, assign_group=group_assigner(self.settings.params)
         )
@@ -111,12 +110,12 @@ class Simulation:
     def _cycle(self, now: float) -> None:
         self.recorder.cycles += 1
         params = self.settings.params
-        preemptible = preemption_possible(params, self.ranked)
-        if self.scenario.simulation.shortcuts and not self.watch.may_match(preemptible):
+        shortcuts = self.scenario.simulation.shortcuts
+        if shortcuts and not self._may_match(preemption_possible(params, self.ranked), now):
             self._account(now)
             return
         self.recorder.cycles_run += 1
-        result = negotiate(self.pool, self.accountant, params, now)
+        result = negotiate(self.pool, self.accountant, params, now, kept=shortcuts)
         self.new_submitters.clear()
         if result.groups:
             self.quotas = {name: g["subtree_quota"] for name, g in result.groups.items()}
@@ -125,14 +124,24 @@ class Simulation:
         for start in started:
             self._started(start.job, now)
 
+    def _may_match(self, preemptible: bool, now: float) -> bool:
+        """Whether a cycle now could match anything (shortcuts.py)."""
+        if not self.pool.idle:
+            return False
+        return preemptible or self.pool.keep_ledger(self.settings.params, now).free_slot(now)
+
     def _account(self, now: float) -> None:
         """What a cycle without matches does to the accountant (shortcuts.py)."""
         self.accountant.update_priorities(now)
-        self.accountant.set_usage(self.watch.usage(self.settings.params, now))
+        self.accountant.set_usage(self.usage(now))
         if self.settings.params.job_constraint is None:
             for name in self.new_submitters:
                 self.accountant.customer(name)
         self.new_submitters.clear()
+
+    def usage(self, now: float) -> dict[str, Usage]:
+        """Each holder's usage from the claimed slots, as a cycle would measure it."""
+        return self.pool.keep_ledger(self.settings.params, now).usage(now)
 
     # -- jobs -------------------------------------------------------------------------
     def _submissions(self, spec: JobSpec) -> Generator[float, None, None]:

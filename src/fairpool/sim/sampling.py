@@ -19,7 +19,7 @@ __all__ = ["take_sample"]
 def take_sample(sim: Simulation, now: float) -> None:
     recorder = sim.recorder
     offset = now - recorder.start
-    usage = sim.watch.usage(sim.settings.params, now)
+    usage = sim.usage(now)
     view = sim.accountant.view()
     for name in sorted(sim.submitters):
         priority = view[name]

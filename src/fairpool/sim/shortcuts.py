@@ -15,27 +15,26 @@ default; ``shortcuts = false`` runs the plain loop, and tests/sim compare the tw
    ageing is cheap: one multiplication per customer), and the results are identical.
    Assumption: jobs ask for at least one core (a partitionable slot with no cores left is
    taken as full).
-2. **Usage is read only from the slots that changed.** Each slot's holder and weight (what
-   the negotiator's ``fetch_slots`` reads) are kept per slot and read again only for the
-   slots the pool reports touched (claimed, released, added or removed), or for all of them
-   after a reconfiguration; the usage is then summed in collector order, as a cycle sums
-   it, so the figures are the same to the last bit.
+2. **Slots are read only when they changed, and busy slots no cycle can take only
+   count.** The pool logs every slot it changes; the negotiator's ``SlotLedger``
+   (negotiator/ledger.py) keeps each slot's fetched view and the running totals of the
+   *standing* slots (claimed, and out of reach of both kinds of preemption), and a cycle
+   negotiates over the other slots only, with the totals for the pie, usage, limits and
+   autoclusters (``Pool.kept_snapshot``). Sums are exact, so every figure is the plain
+   cycle's to the last bit. The vector evaluator's columns re-encode only the changed
+   slots, and the running jobs' run times are brought up to date only on the slots a
+   cycle reads. Skipped cycles and samples take their usage from the ledger too.
 3. **Nothing is done between events.** The event heap jumps from one due event (an arrival,
    a completion, a cycle, a sample) to the next.
 """
 
 from __future__ import annotations
 
-from ..accounting.accountant import Usage
 from ..classad import ClassAd
 from ..classad.scope import NOT_CONST
 from ..negotiator import NegotiatorParams
-from ..negotiator.slots import fetch_slots
-from .pool import Pool
 
-__all__ = ["PoolWatch", "preemption_possible", "ranks_vary"]
-
-_HELD = ("Claimed", "Preempting")
+__all__ = ["preemption_possible", "ranks_vary"]
 
 
 def ranks_vary(slots: list[ClassAd]) -> bool:
@@ -51,62 +50,3 @@ def preemption_possible(params: NegotiatorParams, ranked: bool) -> bool:
     if requirements is None or requirements.const is NOT_CONST:
         return True
     return bool(requirements.const) or ranked
-
-
-class PoolWatch:
-    """Answers "could a cycle match?" and "who holds what?", cached by pool version."""
-
-    def __init__(self, pool: Pool) -> None:
-        self.pool = pool
-        self._free: tuple[int, bool] = (-1, True)
-        self._held: dict[str, tuple[str, float]] = {}  # slot -> (holder, weight)
-        self._params: NegotiatorParams | None = None
-        self._usage: tuple[int, dict[str, Usage]] = (-1, {})
-
-    def idle_jobs(self) -> int:
-        return len(self.pool.job_by_id) - len(self.pool.job_on_slot)
-
-    def may_match(self, preemptible: bool) -> bool:
-        if self.idle_jobs() == 0:
-            return False
-        return preemptible or self.free_slot()
-
-    def free_slot(self) -> bool:
-        version, free = self._free
-        if version != self.pool.version:
-            free = any(_free(slot) for slot in self.pool.slot_by_name.values())
-            self._free = (self.pool.version, free)
-        return free
-
-    def usage(self, params: NegotiatorParams, now: float) -> dict[str, Usage]:
-        """Each holder's usage from the claimed slots, as a cycle would measure it."""
-        if params is not self._params:
-            self._params, self._held = params, {}
-            self.pool.touched = set(self.pool.slot_by_name)
-            self._usage = (-1, {})
-        if self._usage[0] == self.pool.version:
-            return self._usage[1]
-        for name in self.pool.touched:
-            self._held.pop(name, None)
-            ad = self.pool.slot_by_name.get(name)
-            for slot in fetch_slots([ad] if ad is not None else [], params, now):
-                if slot.holder is not None:
-                    self._held[name] = (slot.holder, slot.weight)
-        self.pool.touched = set()
-        usage: dict[str, Usage] = {}
-        held = self._held
-        for name in self.pool.slot_by_name:
-            if name in held:
-                holder, weight = held[name]
-                usage[holder] = usage.get(holder, Usage()) + Usage(1, weight)
-        self._usage = (self.pool.version, usage)
-        return usage
-
-
-def _free(slot: ClassAd) -> bool:
-    if slot.eval("State") in _HELD:
-        return False
-    if slot.eval("PartitionableSlot") is True:
-        cpus = slot.eval("Cpus")
-        return type(cpus) not in (int, float) or cpus > 0
-    return True

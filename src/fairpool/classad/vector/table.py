@@ -11,7 +11,7 @@ carry over from one cycle to the next.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -134,6 +134,17 @@ class SlotColumns:
         self.memo: dict[tuple, Variants] = {}  # see evaluate.VectorMatch._kept
         self.memo_cells = 0  # cells held by the memo, at most MEMO_CELLS
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
+        self.dirty: set[str] | None = None  # see track()
+
+    def track(self) -> None:
+        """The owner of the ads promises to ``mark`` every slot it changes in place: a
+        ``sync`` then re-reads only those and new slots, not every cell."""
+        self.dirty = set()
+
+    def mark(self, names: Iterable[str]) -> None:
+        """These slots (by ``Name``) changed in place since the last ``sync``."""
+        if self.dirty is not None:
+            self.dirty.update(names)
 
     def __len__(self) -> int:
         return len(self.ads)
@@ -166,8 +177,10 @@ class SlotColumns:
         """Follow a new list of ads (the next cycle's pool); returns how many cells were
         encoded again. A slot keeps its cells by its ``Name``; only the cells whose
         expression changed, and those of new slots, are encoded."""
-        old = {name: row for row, name in enumerate(_names(self.ads)) if name is not None}
-        old_rows = np.array([old.get(name, -1) for name in _names(ads)], np.int64)
+        previous = self.ads
+        old = {name: row for row, name in enumerate(_names(previous)) if name is not None}
+        names = _names(ads)
+        old_rows = np.array([old.get(name, -1) for name in names], np.int64)
         if len(set(old_rows[old_rows >= 0].tolist())) != int((old_rows >= 0).sum()):
             old_rows[:] = -1  # a name twice: rows cannot be told apart
         self.ads = list(ads)
@@ -175,10 +188,18 @@ class SlotColumns:
         self.memo.clear()  # a new cycle: another time, other annotations
         self.memo_cells = 0
         changed = 0
+        stale = range(len(self.ads))
+        if self.dirty is not None:
+            dirty, self.dirty = self.dirty, set()
+            stale = [
+                r
+                for r, o in enumerate(old_rows.tolist())
+                if o < 0 or names[r] in dirty or previous[o] is not self.ads[r]
+            ]
         for lname, column in self.columns.items():
             column.remap(old_rows)
-            for row, ad in enumerate(self.ads):
-                changed += column.update(row, ad._exprs.get(lname), self.strings)
+            for row in stale:
+                changed += column.update(row, self.ads[row]._exprs.get(lname), self.strings)
         return changed
 
     def refresh(self, row: int) -> None:

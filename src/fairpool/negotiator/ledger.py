@@ -1,0 +1,387 @@
+"""Slots kept from one cycle to the next, for a caller that knows which slots changed (the
+simulator's pool, which logs every slot it claims, releases, carves, adds or removes).
+
+A cycle reads every slot (``fetch_slots``), but in a big, busy pool most of them are
+claimed and nothing a cycle does can take them: they only count. The ledger keeps, per
+slot, the ``Slot`` the fetch makes, and calls a slot *standing* when it is held (Claimed or
+Preempting) and no cycle can match it:
+
+* ``trim`` drops it (``NEGOTIATOR_CONSIDER_PREEMPTION`` false, or a claimed partitionable
+  slot that does not want matching); or
+* it is a static or dynamic slot that neither kind of preemption can take: priority
+  preemption is ruled out by a constant ``PREEMPTION_REQUIREMENTS`` that is not true, and
+  rank preemption by a constant ``RANK`` that does not exceed the slot's ``CurrentRank``
+  (candidates.classify decides the same way, slot by slot).
+
+A standing slot only counts: its weight in the pie, its holder's usage, its concurrency
+limits, the job attributes its expressions mention (autoclusters), its ``SlotID`` and user
+for cross-slot priorities. The ledger keeps these as running totals, summed exactly (as
+``Fraction``) so that the order in which slots come and go changes no bit of a figure,
+and the cycle (``run_cycle`` with ``PoolSnapshot.standing``) negotiates over the other
+slots only. One thing the busy slots still decide: a plain cycle that finds a job matching
+another user's busy slot records ``PREEMPTION_REQUIREMENTS == False`` for it, and a
+submitter rejected for that reason (rather than for its limit) gets no further spin of the
+pie. So when a job is rejected, ``policy_blocks`` asks whether such a standing slot matches
+it (one vector evaluation over the standing slots, only then), and the cycle records the
+same reason and spins the pie the same way.
+
+What is kept must not move by itself: a slot is kept only when every value the fetch and
+the totals read of it is a literal or an expression of the slot alone that does not read
+the clock (classad/dependence.py); any other slot is read again at every cycle, and is
+never standing. A change of configuration (another ``NegotiatorParams``) reads all again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..accounting.accountant import Usage
+from ..classad import ClassAd
+from ..classad.dependence import own_only
+from ..classad.match import satisfied, symmetric_match
+from ..classad.scope import NOT_CONST
+from ..classad.vector import SlotColumns, VectorMatch
+from .autocluster import NameCollector
+from .concurrency import parse_limits
+from .params import NegotiatorParams
+from .slots import (
+    HELD_STATES,
+    Slot,
+    counted_in_pool,
+    read_slot,
+    slot_is_fetched,
+    slot_size,
+    usage_from_slots,
+)
+from .vector_lists import satisfied_cells
+
+__all__ = ["SlotLedger", "Standing"]
+
+# The attributes a cycle puts on the slots of running users (cycle._annotate_slots).
+_ANNOTATED = frozenset({"remoteuserprio", "remoteuserfloor", "remoteuserresourcesinuse"})
+_CROSS_SLOT = re.compile(r"^slot[0-9]+_remoteuserprio$", re.IGNORECASE)
+
+# What the fetch, the trim, the totals and classify read of a slot ad.
+_READ = tuple(
+    n.lower()
+    for n in (
+        "MyType",
+        "Name",
+        "State",
+        "Activity",
+        "AccountingGroup",
+        "RemoteUser",
+        "PreemptingAccountingGroup",
+        "PreemptingUser",
+        "PartitionableSlot",
+        "SlotWeight",
+        "Cpus",
+        "WantMatching",
+        "RetirementTimeRemaining",
+        "ConcurrencyLimits",
+        "PreemptingConcurrencyLimits",
+        "Machine",
+        "SlotID",
+        "Rank",
+        "CurrentRank",
+    )
+)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The slots a cycle is not given because none of them can be matched (see the
+    module docstring), as totals; ``slots`` are all the others, fetched."""
+
+    slots: list[Slot]
+    count: int
+    usage: dict[str, tuple[int, Fraction]]  # holder -> (slots, exact weight)
+    weight: Fraction  # in the pie (NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT applied)
+    effective: Fraction  # effective_pool_size
+    min_weight: float | None
+    limits: dict[str, Fraction]  # concurrency limits in use
+    mentions: frozenset[str]  # job attributes their Requirements and Rank reach
+    users_on: Mapping[object, Mapping[str, tuple[int, int, str]]]  # Machine -> slot -> ...
+    policy_blocks: Callable[..., bool] | None = None  # SlotLedger.policy_blocks
+
+    def on_machine(self, machine: object) -> list[tuple[int, int, str]]:
+        """(collector order, SlotID, remote user) of the standing slots of ``machine``."""
+        return list(self.users_on.get(machine, {}).values())
+
+
+@dataclass(eq=False)
+class _Entry:
+    seq: int
+    ad: ClassAd
+    slot: Slot | None  # the fetched slot (None: the fetch drops it); kept when fixed
+    fixed: bool
+    standing: bool = False
+    counted: bool = True
+    effective: float = 1.0
+    limits: tuple[tuple[str, float], ...] = ()
+    mentions: frozenset[str] = frozenset()
+    machine: object = None
+    slot_id: int | None = None
+    blocked: bool = False  # busy, and PREEMPTION_REQUIREMENTS is what keeps it
+
+
+class SlotLedger:
+    """Fetched slots and standing totals, brought up to date from the slots that changed."""
+
+    def __init__(self) -> None:
+        self.params: NegotiatorParams | None = None
+        self.entries: dict[str, _Entry] = {}
+        self.active: dict[str, _Entry] = {}  # entries that are not standing
+        self.collector = NameCollector()
+        self._count = 0
+        self._held: dict[str, Counter[float]] = {}  # holder -> weight -> slots
+        self._weights: Counter[float] = Counter()  # every standing weight (min weight)
+        self._pie: Counter[float] = Counter()
+        self._effective: Counter[float] = Counter()
+        self._limits: dict[str, Counter[float]] = {}
+        self._mentions: Counter[str] = Counter()
+        self._users: dict[object, dict[str, tuple[int, int, str]]] = {}
+        self._blocked: dict[str, _Entry] = {}
+        self._columns = SlotColumns([])  # of the blocked slots, for policy_blocks
+        self._columns.track()
+
+    # -- keeping up ----------------------------------------------------------------------
+    def update(
+        self,
+        ads: Mapping[str, ClassAd],
+        sequence: Mapping[str, int],
+        changed: Iterable[str],
+        params: NegotiatorParams,
+        now: float,
+    ) -> None:
+        """Read again the slots named in ``changed`` (all of them when ``params`` is not
+        the configuration last seen); ``sequence`` gives each slot's collector order."""
+        if params is not self.params:
+            self.__init__()  # type: ignore[misc]
+            self.params = params
+            changed = list(ads)
+        for name in changed:
+            self._drop(name)
+            ad = ads.get(name)
+            if ad is not None:
+                self._add(name, ad, sequence[name], params, now)
+
+    def _add(self, name: str, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> None:
+        fixed = _fixed(ad, params)
+        slot = read_slot(ad, seq, params, now) if slot_is_fetched(ad, params, now) else None
+        entry = _Entry(seq, ad, slot, fixed)
+        self.entries[name] = entry
+        if not (fixed and slot is not None and _standing(slot, params)):
+            self.active[name] = entry
+            return
+        entry.standing = True
+        entry.counted = counted_in_pool(slot, params, now)
+        entry.effective = slot_size(slot)
+        entry.limits = _limits(ad)
+        entry.mentions = self.collector.reach(ad)
+        entry.machine = ad.eval("Machine")
+        slot_id = ad.eval("SlotID")
+        entry.slot_id = slot_id if type(slot_id) is int else None
+        entry.blocked = (
+            not slot.partitionable
+            and params.consider_preemption
+            and slot.remote_user is not None
+            and not (slot.state == "Claimed" and slot.activity == "Idle")
+        )
+        self._count_in(entry, 1)
+
+    def _drop(self, name: str) -> None:
+        entry = self.entries.pop(name, None)
+        if entry is None:
+            return
+        if entry.standing:
+            self._count_in(entry, -1)
+        else:
+            del self.active[name]
+
+    def _count_in(self, entry: _Entry, sign: int) -> None:
+        slot = entry.slot
+        assert slot is not None
+        self._count += sign
+        if entry.blocked:
+            self._columns.mark((slot.name,))
+            if sign > 0:
+                self._blocked[slot.name] = entry
+            else:
+                self._blocked.pop(slot.name, None)
+        if slot.holder is not None:
+            _bump(self._held.setdefault(slot.holder, Counter()), slot.weight, sign)
+        _bump(self._weights, slot.weight, sign)
+        if entry.counted:
+            _bump(self._pie, slot.weight, sign)
+        _bump(self._effective, entry.effective, sign)
+        for limit, amount in entry.limits:
+            _bump(self._limits.setdefault(limit, Counter()), amount, sign)
+        for mentioned in entry.mentions:
+            _bump(self._mentions, mentioned, sign)
+        if entry.slot_id is not None and slot.remote_user is not None:
+            on_machine = self._users.setdefault(entry.machine, {})
+            if sign > 0:
+                on_machine[slot.name] = (entry.seq, entry.slot_id, slot.remote_user)
+            else:
+                on_machine.pop(slot.name, None)
+
+    # -- what a cycle is given -----------------------------------------------------------
+    def slots(self, now: float) -> list[Slot]:
+        """The slots that are not standing, fetched, in collector order (kept slots are
+        handed out again with this cycle's marks cleared)."""
+        params = self.params
+        assert params is not None
+        slots = []
+        for entry in sorted(self.active.values(), key=lambda e: e.seq):
+            slot = entry.slot
+            if not entry.fixed:
+                fetched = slot_is_fetched(entry.ad, params, now)
+                slot = read_slot(entry.ad, entry.seq, params, now) if fetched else None
+            if slot is None:
+                continue
+            slot._taken, slot.board, slot.row = False, None, -1
+            slots.append(slot)
+        return slots
+
+    def standing(self, now: float) -> Standing:
+        return Standing(
+            slots=self.slots(now),
+            count=self._count,
+            usage={h: (sum(c.values()), _exact(c)) for h, c in self._held.items() if c},
+            weight=_exact(self._pie),
+            effective=_exact(self._effective),
+            min_weight=min(self._weights) if self._weights else None,
+            limits={name: _exact(c) for name, c in self._limits.items() if c},
+            mentions=frozenset(self._mentions),
+            users_on=self._users,
+            policy_blocks=self.policy_blocks if self._blocked else None,
+        )
+
+    def usage(self, now: float) -> dict[str, Usage]:
+        """Every holder's usage (standing slots and the others), as a cycle measures it."""
+        standing = self.standing(now)
+        return usage_from_slots(standing.slots, standing.usage)
+
+    def policy_blocks(
+        self,
+        job: ClassAd,
+        submitter: str,
+        eup: float,
+        eup_of: Callable[[str], float],
+        now: float,
+        annotate: Callable[[list[Slot]], None],
+    ) -> bool:
+        """Whether ``job`` matches a standing slot held by someone other than
+        ``submitter`` that PREEMPTION_REQUIREMENTS keeps it from (whose user's EUP is
+        worse than ``eup``, with PREEMPT_ON_BETTER_PRIORITY_ONLY): what makes a plain
+        cycle record ``PREEMPTION_REQUIREMENTS == False`` (candidates.classify).
+        ``annotate``: the cycle's remote-user attributes, put on the slots when the match
+        reads them."""
+        params = self.params
+        assert params is not None
+        entries = list(self._blocked.values())
+        users = {e.slot.remote_user for e in entries if e.slot is not None}
+        wanted = {
+            u
+            for u in users
+            if u != submitter and (not params.preempt_on_better_priority_only or eup < eup_of(u))
+        }
+        rows = np.array(
+            [k for k, e in enumerate(entries) if e.slot and e.slot.remote_user in wanted],
+            np.int64,
+        )
+        if len(rows) == 0:
+            return False
+        mentioned = [self.collector.reach(job)] + [entries[r].mentions for r in rows]
+        if any(_annotated(name) for names in mentioned for name in names):
+            slots = [entries[r].slot for r in rows]
+            annotate(slots)
+            return any(symmetric_match(job, slot.ad, now=now) for slot in slots if slot)
+        self._columns.sync([e.ad for e in entries])
+        vm = VectorMatch(self._columns, job, now=now)
+        ok = satisfied_cells(vm.attribute("requirements", rows, my_is_slot=False), len(rows))
+        rows = rows[ok]
+        ok = satisfied_cells(vm.attribute("requirements", rows, my_is_slot=True), len(rows))
+        return bool(ok.any())
+
+    def free_slot(self, now: float) -> bool:
+        """Whether some slot could be matched without preempting."""
+        return any(_free(slot) for slot in self.slots(now))
+
+
+def _annotated(name: str) -> bool:
+    return name.lower() in _ANNOTATED or _CROSS_SLOT.match(name) is not None
+
+
+def _exact(counts: Counter) -> Fraction:
+    return sum((Fraction(value) * n for value, n in counts.items()), Fraction(0))
+
+
+def _bump(counter: Counter, key: object, sign: int) -> None:
+    counter[key] += sign
+    if counter[key] == 0:
+        del counter[key]
+
+
+def _fixed(ad: ClassAd, params: NegotiatorParams) -> bool:
+    """Whether nothing the ledger reads of ``ad`` can change while the ad does not."""
+    exprs = ad._exprs
+    for lname in _READ:
+        expr = exprs.get(lname)
+        if (
+            expr is not None
+            and expr.const is NOT_CONST
+            and not own_only(expr.node, ad, other=False, clock=True)
+        ):
+            return False
+    for expr in (params.slot_constraint, params.slot_weight, params.slot_poolsize_constraint):
+        if expr is not None and not own_only(expr.node, ad, other=False, clock=True):
+            return False
+    return True
+
+
+def _standing(slot: Slot, params: NegotiatorParams) -> bool:
+    """Held, and no cycle can match it (see the module docstring)."""
+    if slot.state not in HELD_STATES:
+        return False
+    if slot.partitionable:
+        return slot.ad.eval("WantMatching") is not True
+    if not params.consider_preemption:
+        return True
+    requirements = params.preemption_requirements
+    if requirements is None or requirements.const is NOT_CONST or satisfied(requirements.const):
+        return False
+    rank = slot.ad.lookup("Rank") if "Rank" in slot.ad else None
+    if rank is not None and rank.const is NOT_CONST:
+        return False
+    value = rank.const if rank is not None else 0.0
+    ranked = float(value) if type(value) in (int, float, bool) else 0.0
+    current = slot.ad.eval("CurrentRank") if "CurrentRank" in slot.ad else 0.0
+    current = float(current) if type(current) in (int, float, bool) else 0.0
+    return not ranked > current
+
+
+def _limits(ad: ClassAd) -> tuple[tuple[str, float], ...]:
+    """The concurrency limits held on the slot (what LimitCounter.from_slots counts)."""
+    found: list[tuple[str, float]] = []
+    for attribute in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
+        value = ad.eval(attribute) if attribute in ad else None
+        if isinstance(value, str):
+            found.extend(parse_limits(value))
+    return tuple(found)
+
+
+def _free(slot: Slot) -> bool:
+    if slot.state in HELD_STATES:
+        return False
+    if slot.partitionable:
+        cpus = slot.ad.eval("Cpus")
+        return type(cpus) not in (int, float) or cpus > 0
+    return True
