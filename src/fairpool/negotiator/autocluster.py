@@ -131,16 +131,16 @@ class NameCollector:
 
 
 def significant_attributes(
-    slots: Iterable[ClassAd], params: NegotiatorParams, also: Iterable[str] = ()
+    mentions: Iterable[frozenset[str]], params: NegotiatorParams
 ) -> tuple[str, ...]:
-    """The job attributes that decide how a job matches and ranks, sorted; ``also``:
-    names the Requirements and Rank of slots not given reach (negotiator/ledger.py)."""
+    """The job attributes that decide how a job matches and ranks, sorted; ``mentions``:
+    what each slot's Requirements and Rank reach (``NameCollector.reach``)."""
     if params.significant_attributes is not None:
         return tuple(sorted(set(params.significant_attributes), key=str.lower))
     collector = NameCollector()
-    names: set[str] = set(params.add_significant_attributes) | set(also)
-    for ad in slots:
-        names |= collector.reach(ad)
+    names: set[str] = set(params.add_significant_attributes)
+    for mentioned in {id(m): m for m in mentions}.values():  # slots share their sets
+        names |= mentioned
     for expr in (
         params.preemption_requirements,
         params.preemption_rank,

@@ -13,6 +13,7 @@ round, then the normal round.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,7 @@ from ..classad.match import evaluate, satisfied
 from ..classad.values import UNDEFINED
 from ..classad.vector import SlotColumns
 from .attribute import attribute
-from .autocluster import Signatures, significant_attributes
+from .autocluster import NameCollector, Signatures, significant_attributes
 from .candidates import Turn
 from .concurrency import LimitCounter
 from .ephemeral import LIVE_USAGE, Annotations, LiveUsage, live_usage_expr
@@ -34,7 +35,15 @@ from .params import NegotiatorParams
 from .pie import CycleState, negotiate_with_group
 from .quotas import assign_quotas
 from .results import CycleResult, CycleStats, SubmitterSummary
-from .slots import Slot, effective_pool_size, fetch_slots, pool_weight, trim, usage_from_slots
+from .slots import (
+    HELD_STATES,
+    Slot,
+    effective_pool_size,
+    fetch_slots,
+    pool_weight,
+    trim,
+    usage_from_slots,
+)
 from .submitters import SubmitterQueue, queues, submitter_of
 from .vector_lists import CandidateSlots, VectorLists
 
@@ -78,7 +87,13 @@ def run_cycle(
         usage = usage_from_slots(slots, standing.usage)
         pool = pool_weight(slots, params, now, standing.weight)
         mentions = standing.mentions
-    significant = significant_attributes((s.ad for s in slots), params, mentions)
+    collector = NameCollector()
+    for slot in slots:
+        if slot.mentions is None:
+            slot.mentions = collector.reach(slot.ad)
+    significant = significant_attributes(
+        itertools.chain((s.mentions for s in slots), [mentions]), params
+    )
     signatures = Signatures(significant, params.negotiate_all_jobs_in_cluster)
     jobs = [j for j in snapshot.jobs if _wanted(j, params, now)]
     by_submitter = queues(jobs, params.accounting_domain, signatures)
@@ -98,7 +113,9 @@ def run_cycle(
         min_slot_weight=_min_weight(slots, standing),
         annotations=Annotations(),
         limits=LimitCounter.from_slots(
-            params.concurrency, (s.ad for s in slots), standing.limits if standing else None
+            params.concurrency,
+            (s.ad for s in slots if s.state in HELD_STATES),  # only held slots count
+            standing.limits if standing else None,
         ),
     )
     if standing is not None and standing.policy_blocks is not None:
@@ -300,9 +317,13 @@ def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | N
     if not state.params.consider_preemption:
         return
     notes = state.annotations
+    used = {slot.machine for slot in slots if slot.remote_user is not None}
+    if standing is not None:
+        used.update(machine for machine, users in standing.users_on.items() if users)
     by_machine: dict[object, list[Slot]] = {}
     for slot in slots:
-        by_machine.setdefault(slot.ad.eval("Machine"), []).append(slot)
+        if slot.machine in used:  # cross-slot priorities come only from running users
+            by_machine.setdefault(slot.machine, []).append(slot)
         if slot.remote_user is None:
             continue
         priority = state.priorities(slot.remote_user)

@@ -138,6 +138,7 @@ class SlotLedger:
         self.params: NegotiatorParams | None = None
         self.entries: dict[str, _Entry] = {}
         self.active: dict[str, _Entry] = {}  # entries that are not standing
+        self._order: list[_Entry] | None = None  # the active entries in collector order
         self.collector = NameCollector()
         self._count = 0
         self._held: dict[str, Counter[float]] = {}  # holder -> weight -> slots
@@ -167,6 +168,7 @@ class SlotLedger:
             self.params = params
             changed = list(ads)
         for name in changed:
+            self._order = None
             self._drop(name)
             ad = ads.get(name)
             if ad is not None:
@@ -238,8 +240,10 @@ class SlotLedger:
         handed out again with this cycle's marks cleared)."""
         params = self.params
         assert params is not None
+        if self._order is None:
+            self._order = sorted(self.active.values(), key=lambda e: e.seq)
         slots = []
-        for entry in sorted(self.active.values(), key=lambda e: e.seq):
+        for entry in self._order:
             slot = entry.slot
             if not entry.fixed:
                 fetched = slot_is_fetched(entry.ad, params, now)

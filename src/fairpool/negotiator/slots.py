@@ -58,6 +58,9 @@ class Slot:
     partitionable: bool
     holder: str | None  # who is charged for it (AccountingGroup, else RemoteUser)
     remote_user: str | None  # whom a preemption would displace
+    machine: object = None  # its Machine (slots of one machine share cross-slot priorities)
+    mentions: frozenset[str] | None = None  # what its Requirements and Rank reach, once known
+    consumption: bool | None = None  # whether it has a consumption policy, once known
     _taken: bool = False
     board: np.ndarray | None = None
     row: int = -1  # the slot's position on the board
@@ -118,6 +121,7 @@ def read_slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> 
         partitionable=attribute(ad, "PartitionableSlot") is True,
         holder=holder,
         remote_user=remote,
+        machine=attribute(ad, "Machine") if "Machine" in ad else None,
     )
 
 

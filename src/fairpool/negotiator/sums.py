@@ -4,6 +4,7 @@ the last bit."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from fractions import Fraction
@@ -15,4 +16,14 @@ def exact_sum(values: Iterable[float], base: Fraction | None = None) -> float:
     """The sum correctly rounded, plus an exact ``base`` (a running total kept elsewhere)."""
     if base is None:
         return math.fsum(values)
-    return float(sum((Fraction(v) for v in values), base))
+    return math.fsum(itertools.chain(values, _as_floats(base)))
+
+
+def _as_floats(value: Fraction) -> list[float]:
+    """Floats whose exact sum is ``value`` (a sum of floats: its binary expansion ends)."""
+    terms = []
+    while value:
+        term = float(value)
+        terms.append(term)
+        value -= Fraction(term)
+    return terms

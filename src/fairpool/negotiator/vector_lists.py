@@ -122,7 +122,7 @@ class VectorLists:
             columns.sync(ads)
         self.columns = columns
         self.skip = np.array([s.state == "Claimed" and s.activity == "Idle" for s in slots], bool)
-        self.policy = np.array([_has_policy(s.ad) for s in slots], bool)
+        self.policy = np.array([_slot_policy(s) for s in slots], bool)
         users = sorted({s.remote_user for s in slots if s.remote_user is not None})
         self.users = users
         code = {u: k for k, u in enumerate(users)}
@@ -322,6 +322,12 @@ class _Lazy:
         self.top -= 1
         slot = self.lists.slots[int(self.entry.rows[p])]
         return Candidate(slot, int(self.state[p]), key, slot.weight)
+
+
+def _slot_policy(slot: Slot) -> bool:
+    if slot.consumption is None:
+        slot.consumption = _has_policy(slot.ad)
+    return slot.consumption
 
 
 def _has_policy(ad: ClassAd) -> bool:
