@@ -1,10 +1,15 @@
 """When jobs arrive and what their ads say: the submissions of ``[[jobs]]`` sources and
 the jobs of ``[[traces]]``, as job ads with the run time the simulator will give them.
 
-Clusters are numbered in the order submissions happen (one cluster per submission, one per
-trace job), as successive condor_submit calls would. Random draws come from named streams
-(``random.Random(f"{seed}:arrivals:{source}")`` and ``...:runtime:...``), so adding a
-source never changes another source's draws.
+Clusters are numbered in the order submissions happen (the clusters of one submission, one
+per trace job), as successive condor_submit calls would. A ``[[jobs]]`` description whose
+ads depend on nothing but the cluster number and the submission time is expanded once: its
+later submissions are copies with those changed (checked against a second expansion), and
+the copies share their expressions (equal ones across descriptions, too), which the
+vector evaluator reuses between jobs.
+
+Random draws come from named streams (``random.Random(f"{seed}:arrivals:{source}")`` and
+``...:runtime:...``), so adding a source never changes another source's draws.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..classad import ClassAd
+from ..classad import ClassAd, Expr
+from ..classad.scope import NOT_CONST
 from ..submit import parse_submit
 from .traces import TraceJob, read_htcondor, read_swf
 from .workload import JobSpec, TraceSpec
@@ -43,6 +49,8 @@ class JobFactory:
         self._template = parse_submit(_TRACE_TEMPLATE, "<trace>").job_ads(
             owner="trace", cluster_id=0, qdate=0, uid_domain=domain
         )[0]
+        self._copies: dict[int, list[ClassAd] | None] = {}  # [[jobs]] index -> template
+        self._shared: dict[Expr, Expr] = {}  # one object per expression text
 
     def rng(self, stream: str) -> random.Random:
         if stream not in self._rngs:
@@ -51,10 +59,14 @@ class JobFactory:
 
     def submit(self, spec: JobSpec, now: float) -> list[NewJob]:
         """One submission of a ``[[jobs]]`` description at ``now``."""
-        cluster = self._cluster()
-        ads = spec.description.job_ads(
-            owner=spec.owner, cluster_id=cluster, qdate=int(now), uid_domain=self.domain
-        )
+        if spec.index not in self._copies:
+            self._copies[spec.index] = self._copyable(spec)
+        template = self._copies[spec.index]
+        if template is None:
+            ads = self._expand(spec, self.next_cluster, int(now))
+        else:
+            ads = [_moved(ad, self.next_cluster, int(now)) for ad in template]
+        self.next_cluster = max(_cluster_of(ad) for ad in ads) + 1 if ads else self.next_cluster
         draws = self.rng(f"runtime:{spec.index}")
         return [NewJob(ad, spec.runtime.sample(draws), spec.label) for ad in ads]
 
@@ -81,10 +93,49 @@ class JobFactory:
             )
         return NewJob(ad, job.runtime, spec.label)
 
+    def _expand(self, spec: JobSpec, cluster: int, qdate: int) -> list[ClassAd]:
+        return spec.description.job_ads(
+            owner=spec.owner, cluster_id=cluster, qdate=qdate, uid_domain=self.domain
+        )
+
+    def _copyable(self, spec: JobSpec) -> list[ClassAd] | None:
+        """The description's ads at cluster 1 and time 0, if copies of them are what it
+        gives at another cluster and time (else None: each submission is expanded)."""
+        template = self._expand(spec, 1, 0)
+        probe = self._expand(spec, 4099, 1_700_000_000)
+        copies = [_moved(ad, 4099, 1_700_000_000) for ad in template]
+        if list(map(str, copies)) != list(map(str, probe)):
+            return None
+        for ad in template:
+            for name in ad:
+                expr = ad.lookup(name)
+                if expr.const is NOT_CONST:
+                    ad.insert_expr(name, self._shared.setdefault(expr, expr))
+        return template
+
     def _cluster(self) -> int:
         cluster = self.next_cluster
         self.next_cluster += 1
         return cluster
+
+
+def _moved(template: ClassAd, first_cluster: int, qdate: int) -> ClassAd:
+    """A copy of a template ad (clusters from 1, time 0) for clusters from
+    ``first_cluster`` submitted at ``qdate``."""
+    ad = template.copy()
+    ad.update(
+        {
+            "ClusterId": first_cluster - 1 + _cluster_of(template),
+            "QDate": qdate,
+            "EnteredCurrentStatus": qdate,
+        }
+    )
+    return ad
+
+
+def _cluster_of(ad: ClassAd) -> int:
+    cluster = ad.eval("ClusterId")
+    return cluster if type(cluster) is int else 0
 
 
 def submission_times(spec: JobSpec, rng: random.Random, horizon: float) -> Iterator[float]:
