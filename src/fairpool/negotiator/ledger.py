@@ -317,7 +317,14 @@ class SlotLedger:
 
     def free_slot(self, now: float) -> bool:
         """Whether some slot could be matched without preempting."""
-        return any(_free(slot) for slot in self.slots(now))
+        if self._order is None:
+            self._order = sorted(self.active.values(), key=lambda e: e.seq)
+        for entry in self._order:
+            if not entry.fixed:  # a slot read anew: read them all as a cycle would
+                return any(_free(slot) for slot in self.slots(now))
+            if entry.slot is not None and _free(entry.slot):
+                return True
+        return False
 
 
 def _annotated(name: str) -> bool:

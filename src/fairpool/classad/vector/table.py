@@ -30,7 +30,8 @@ class Column:
 
     def __init__(self, exprs: list[Expr | None], strings: StringTable) -> None:
         n = len(exprs)
-        self.exprs = exprs
+        self.exprs = np.empty(n, object)  # each row's expression (None: no attribute)
+        self.exprs[:] = exprs
         self.cells = Vec(np.full(n, U, np.int8), np.zeros(n, np.int64), np.zeros(n), None)
         self.present = np.zeros(n, bool)
         self.group = np.full(n, -1, np.int32)  # -1: a constant or no attribute
@@ -82,7 +83,7 @@ class Column:
             self.cells.x = np.where(kept, cells.x[source], None)
         self.present = kept & self.present[source]
         self.group = np.where(kept, self.group[source], -1).astype(np.int32)
-        self.exprs = [self.exprs[o] if o >= 0 else None for o in old_rows.tolist()]
+        self.exprs = np.where(kept, self.exprs[source], None)
 
     def rows_by_group(self, rows: np.ndarray) -> list[tuple[Expr, np.ndarray]]:
         """The positions (into ``rows``) of each expression group, in group order."""
@@ -135,6 +136,7 @@ class SlotColumns:
         self.memo_cells = 0  # cells held by the memo, at most MEMO_CELLS
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
         self.dirty: set[str] | None = None  # see track()
+        self._row_names = _names(self.ads)
 
     def track(self) -> None:
         """The owner of the ads promises to ``mark`` every slot it changes in place: a
@@ -178,8 +180,9 @@ class SlotColumns:
         encoded again. A slot keeps its cells by its ``Name``; only the cells whose
         expression changed, and those of new slots, are encoded."""
         previous = self.ads
-        old = {name: row for row, name in enumerate(_names(previous)) if name is not None}
+        old = {name: row for row, name in enumerate(self._row_names) if name is not None}
         names = _names(ads)
+        self._row_names = names
         old_rows = np.array([old.get(name, -1) for name in names], np.int64)
         if len(set(old_rows[old_rows >= 0].tolist())) != int((old_rows >= 0).sum()):
             old_rows[:] = -1  # a name twice: rows cannot be told apart
