@@ -179,6 +179,9 @@ class ClassAd(AdBase, MutableMapping):
 
     def eval(self, name: str, target: ClassAd | None = None, *, now: float | None = None) -> Any:
         """Evaluate an attribute in this ad (against ``target``); Python value back."""
+        expr = self._exprs.get(name.lower())
+        if expr is not None and expr.const is not NOT_CONST:
+            return to_python(expr.const)  # a literal reads nothing: no evaluation needed
         from .match import evaluate_attribute
 
         return to_python(evaluate_attribute(self, name, target, now=_now(now)))

@@ -318,11 +318,10 @@ def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | N
         return
     notes = state.annotations
     used = {slot.machine for slot in slots if slot.remote_user is not None}
-    if standing is not None:
-        used.update(machine for machine, users in standing.users_on.items() if users)
+    busy = standing.users_on if standing is not None else {}
     by_machine: dict[object, list[Slot]] = {}
     for slot in slots:
-        if slot.machine in used:  # cross-slot priorities come only from running users
+        if slot.machine in used or busy.get(slot.machine):  # only running users publish
             by_machine.setdefault(slot.machine, []).append(slot)
         if slot.remote_user is None:
             continue

@@ -71,6 +71,7 @@ class Simulation:
         self.keep_idle: list[JobSpec] = []
         self.made: Counter[str] = Counter()  # machines (per table) and submissions (per source)
         self.ranked = False
+        self._cores: float | None = None  # cores(), until machines change
 
     # -- running ----------------------------------------------------------------------
     def run(self) -> Simulation:
@@ -239,6 +240,7 @@ class Simulation:
                 f"slot {clash} already exists", self.scenario.source, key=spec.label
             )
         self.pool.add_slots(slots)
+        self._cores = None
         self.ranked = self.ranked or ranks_vary(slots)
         self.recorder.capacity(self.env.now, self.cores())
 
@@ -257,19 +259,23 @@ class Simulation:
             if slot.eval("Machine") in chosen and slot.eval("DynamicSlot") is not True
         ]
         self.pool.remove_slots(names)
+        self._cores = None
         self._drain_vacated(now)
         self.recorder.capacity(now, self.cores())
 
     def cores(self) -> float:
-        """The pool's cores: static slots' Cpus and partitionable slots' TotalSlotCpus."""
-        total = 0.0
-        for slot in self.pool.slot_by_name.values():
-            if slot.eval("DynamicSlot") is True:
-                continue
-            name = "TotalSlotCpus" if slot.eval("PartitionableSlot") is True else "Cpus"
-            value = slot.eval(name)
-            total += float(value) if type(value) in (int, float) else 0.0
-        return total
+        """The pool's cores: static slots' Cpus and partitionable slots' TotalSlotCpus
+        (counted again only after machines come or go)."""
+        if self._cores is None:
+            total = 0.0
+            for slot in self.pool.slot_by_name.values():
+                if slot.eval("DynamicSlot") is True:
+                    continue
+                name = "TotalSlotCpus" if slot.eval("PartitionableSlot") is True else "Cpus"
+                value = slot.eval(name)
+                total += float(value) if type(value) in (int, float) else 0.0
+            self._cores = total
+        return self._cores
 
     def reconfigure(self, settings: Settings) -> None:
         self.settings = settings
