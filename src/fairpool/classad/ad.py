@@ -137,7 +137,11 @@ class ClassAd(AdBase, MutableMapping):
         return expr
 
     def __setitem__(self, name: str, value: Any) -> None:
-        self.insert_node(name, node_of(value))
+        kind = type(value)
+        if kind is int or kind is bool or kind is str or kind is float:
+            self.insert_expr(name, _literal_expr(kind, value))
+        else:
+            self.insert_node(name, node_of(value))
 
     def __delitem__(self, name: str) -> None:
         self._own()
@@ -294,6 +298,20 @@ def view(literal: AdLit, parent: ClassAd | None) -> ClassAd:
     if views is not None:
         views[literal] = ad
     return ad
+
+
+_LITERALS: dict[tuple, Expr] = {}  # shared expressions of plain Python values
+
+
+def _literal_expr(kind: type, value: Any) -> Expr:
+    """The expression of an int, bool, str or float (shared: expressions are immutable)."""
+    key = (kind, float.hex(value) if kind is float else value)
+    expr = _LITERALS.get(key)
+    if expr is None:
+        if len(_LITERALS) >= 200_000:
+            _LITERALS.clear()
+        expr = _LITERALS[key] = Expr._from_node(node_of(value))
+    return expr
 
 
 def node_of(value: Any) -> Node:
