@@ -119,7 +119,7 @@ class VectorLists:
         if columns is None:
             columns = SlotColumns(ads)
         else:
-            columns.sync(ads)
+            columns.sync(ads, [s.name for s in slots])
         self.columns = columns
         self.skip = np.array([s.state == "Claimed" and s.activity == "Idle" for s in slots], bool)
         self.policy = np.array([_slot_policy(s) for s in slots], bool)

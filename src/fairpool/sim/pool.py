@@ -86,6 +86,7 @@ class Pool:
         self._sequence = 0
         self._job_count = 0
         self._queued: dict[str, int] = {}  # job -> its place in the queue
+        self.submitter: dict[str, str] = {}  # job -> the submitter it is charged to
         for slot in slots:
             self._insert(slot)
         self.add_jobs(jobs)
@@ -128,11 +129,12 @@ class Pool:
             self.job_by_id[name] = job
             self._job_count += 1
             self._queued.setdefault(name, self._job_count)
+            self.submitter[name] = submitter_of(job, self.domain)
             status = job.eval("JobStatus")
             if status == IDLE:
                 self.idle[name] = job
             elif status == RUNNING:
-                self.running[submitter_of(job, self.domain)] += 1
+                self.running[self.submitter[name]] += 1
 
     def add_slots(self, slots: Iterable[ClassAd]) -> None:
         for slot in slots:
@@ -156,7 +158,8 @@ class Pool:
         job = self.job_by_id.pop(name)
         self._queued.pop(name, None)
         if self.idle.pop(name, None) is None and job.eval("JobStatus") == RUNNING:
-            _less(self.running, submitter_of(job, self.domain))
+            _less(self.running, self.submitter[name])
+        del self.submitter[name]
         slot_name = job.eval("RemoteHost")
         if isinstance(slot_name, str) and self.job_on_slot.get(slot_name) == name:
             self._release(slot_name)
@@ -263,7 +266,7 @@ class Pool:
         own = [
             (self._queued[name], j)
             for name, j in self.idle.items()
-            if submitter_of(j, self.domain) == submitter
+            if self.submitter[name] == submitter
         ]
         return [j for _, j in sorted(own, key=lambda pair: pair[0])]
 
@@ -307,7 +310,7 @@ class Pool:
         )
         self.job_on_slot[slot_name] = job_id(job)
         self.idle.pop(job_id(job), None)
-        self.running[submitter_of(job, self.domain)] += 1
+        self.running[self.submitter[job_id(job)]] += 1
         self._changed(slot_name)
         self.version += 1
         return Started(job_id(job), slot_name, displaced)
@@ -316,7 +319,7 @@ class Pool:
         job = self.job_by_id[name]
         started = job.eval("JobCurrentStartDate")
         self.vacated.append((name, float(started) if type(started) is int else 0.0))
-        _less(self.running, submitter_of(job, self.domain))
+        _less(self.running, self.submitter[name])
         job["JobStatus"] = IDLE
         self.idle[name] = job
         if "RemoteHost" in job:

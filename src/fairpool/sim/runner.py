@@ -24,7 +24,7 @@ from ..accounting.accountant import Accountant, Usage
 from ..classad import Expr
 from ..classad.match import evaluate, satisfied
 from ..errors import ScenarioError
-from ..negotiator.submitters import job_id, submitter_of
+from ..negotiator.submitters import job_id
 from ..runtime.env import Environment
 from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
 from .events import apply_event
@@ -180,7 +180,7 @@ class Simulation:
         for job in jobs:
             name = job_id(job.ad)
             self.pool.add_jobs([job.ad])
-            submitter = submitter_of(job.ad, self.domain)
+            submitter = self.pool.submitter[name]
             if submitter not in self.submitters:
                 self.submitters[submitter] = self.accountant.assign_group(submitter) or ""
                 self.new_submitters.append(submitter)

@@ -175,13 +175,14 @@ class SlotColumns:
             self.memo_cells += len(self.ads)
         memo.keep(rows, value, self.strings)
 
-    def sync(self, ads: Sequence[ClassAd]) -> int:
+    def sync(self, ads: Sequence[ClassAd], names: list[str | None] | None = None) -> int:
         """Follow a new list of ads (the next cycle's pool); returns how many cells were
         encoded again. A slot keeps its cells by its ``Name``; only the cells whose
-        expression changed, and those of new slots, are encoded."""
+        expression changed, and those of new slots, are encoded. ``names``: the ads'
+        names when the caller has them already."""
         previous = self.ads
         old = {name: row for row, name in enumerate(self._row_names) if name is not None}
-        names = _names(ads)
+        names = _names(ads) if names is None else names
         self._row_names = names
         old_rows = np.array([old.get(name, -1) for name in names], np.int64)
         if len(set(old_rows[old_rows >= 0].tolist())) != int((old_rows >= 0).sum()):
