@@ -1,0 +1,95 @@
+"""The slot ledger (negotiator/ledger.py) gives run_cycle the same decisions as reading
+every slot: random pools of free and busy slots, random policies, two cycles with the
+first one's matches carried out in between; matches, rejections (reasons included),
+usage and the pie's figures must agree to the last bit."""
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from builders import make_job, make_slot
+from cycles import NOW, PARAMS
+from fairpool.accounting.accountant import Accountant, AccountantPolicy
+from fairpool.classad import Expr
+from fairpool.negotiator import run_cycle
+from fairpool.negotiator.concurrency import LimitConfig
+from fairpool.negotiator.sums import exact_sum
+from fairpool.sim.pool import Pool
+
+USERS = ("ann", "bob", "cat")
+POLICIES = (None, "False", "True", "RemoteUserPrio > SubmitterUserPrio * 1.2")
+
+
+@st.composite
+def pools(draw):
+    slots = []
+    for n in range(draw(st.integers(1, 14))):
+        slot = make_slot(f"slot{1 + n % 2}@host{n // 2}").memory(draw(st.sampled_from([512, 4096])))
+        if draw(st.booleans()):
+            user = draw(st.sampled_from(USERS))
+            rank = draw(st.sampled_from([0.0, 0.0, 5.0, -1.0]))
+            slot.claimed_by(f"{user}@d", current_rank=rank)
+            if draw(st.booleans()):
+                slot.set(ConcurrencyLimits=draw(st.sampled_from(["lic:1", "lic:0.5", "db:2"])))
+        if draw(st.integers(0, 5)) == 0:
+            slot.rank(draw(st.sampled_from(["TARGET.ImageSize", 'Owner == "ann" ? 10 : 0'])))
+        slot.set(SlotWeight=draw(st.sampled_from([1.0, 0.1, 2.5])))
+        slots.append(slot.build())
+    jobs = []
+    for cluster in range(1, draw(st.integers(1, 12)) + 1):
+        owner = draw(st.sampled_from(USERS))
+        job = make_job(owner, cluster).set(
+            RequestMemory=draw(st.sampled_from([256, 2048])), ImageSize=cluster
+        )
+        if draw(st.integers(0, 3)) == 0:
+            job.set(ConcurrencyLimits="lic")
+        jobs.append(job.build())
+    policy = draw(st.sampled_from(POLICIES))
+    params = PARAMS.with_(
+        preemption_requirements=Expr(policy) if policy else None,
+        consider_preemption=draw(st.booleans()),
+        concurrency=LimitConfig(explicit={"lic": 2.0, "db": 3.0}),
+    )
+    return slots, jobs, params
+
+
+def _accountant() -> Accountant:
+    accountant = Accountant(AccountantPolicy())
+    for k, user in enumerate(USERS):
+        accountant.customer(f"{user}@d")
+        accountant.set_priority(f"{user}@d", 0.5 + 7 * k)
+    return accountant
+
+
+def _decisions(result):
+    return (
+        [(m.job, m.slot, m.reason, m.preempting, m.cost) for m in result.matches],
+        [(r.job, r.reason) for r in result.rejections],
+        result.usage,
+        result.stats.num_idle_jobs,
+        result.stats.total_slots,
+    )
+
+
+@settings(max_examples=150)
+@given(pools())
+def test_the_ledger_decides_as_the_plain_cycle(pool_spec):
+    slots, jobs, params = pool_spec
+    pool, accountant = Pool(slots, jobs, "d"), _accountant()
+    view = accountant.view().__getitem__
+    for step in range(2):
+        now = NOW + 60 * step
+        plain = run_cycle(pool.snapshot(now), view, params, now=now)
+        kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
+        assert _decisions(kept) == _decisions(plain)
+        pool.apply(plain, now)
+
+
+def test_exact_sums_do_not_depend_on_order_or_grouping():
+    weights = [0.1, 2.5, 1e-17, 3.0, 0.7, 1e16, -1e16]
+    whole = exact_sum(weights)
+    for cut in range(len(weights)):
+        base = sum((Fraction(w) for w in weights[:cut]), Fraction(0))
+        assert exact_sum(weights[cut:], base) == whole
+        assert exact_sum(list(reversed(weights[cut:])), base) == whole

@@ -1,0 +1,45 @@
+"""Columns told which slots changed (SlotColumns.track/mark) encode what columns that
+compare every cell encode."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from builders import make_slot
+from fairpool.classad.vector import SlotColumns
+
+NAMES = [f"slot1@h{n}" for n in range(8)]
+
+
+STEPS = st.tuples(st.sampled_from(NAMES), st.sampled_from(["claim", "free", "drop"]))
+
+
+@settings(max_examples=60)
+@given(st.lists(STEPS, max_size=30))
+def test_tracked_sync_equals_a_full_compare(steps):
+    ads = {name: make_slot(name).build() for name in NAMES}
+    tracked, full = SlotColumns([]), SlotColumns([])
+    tracked.track()
+    for cols in (tracked, full):
+        cols.sync(list(ads.values()))
+        for attribute in ("state", "memory", "remoteuser"):
+            cols.column(attribute)
+    for name, action in steps:
+        if action == "drop":
+            ads.pop(name, None)
+        else:
+            ad = ads.setdefault(name, make_slot(name).build())
+            if action == "claim":
+                ad.update({"State": "Claimed", "RemoteUser": "ann@d", "Memory": 512})
+            else:
+                ad.update({"State": "Unclaimed", "Memory": 1024})
+                if "RemoteUser" in ad:
+                    del ad["RemoteUser"]
+        tracked.mark([name])
+        for cols in (tracked, full):
+            cols.sync(list(ads.values()))
+        for attribute in ("state", "memory", "remoteuser"):
+            a, b = tracked.column(attribute), full.column(attribute)
+            assert np.array_equal(a.cells.tag, b.cells.tag)
+            assert np.array_equal(a.cells.i, b.cells.i)
+            assert np.array_equal(a.present, b.present)
