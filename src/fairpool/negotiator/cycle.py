@@ -118,8 +118,10 @@ def run_cycle(
             standing.limits if standing else None,
         ),
     )
-    if standing is not None and standing.policy_blocks is not None:
-        state.busy_policy = _busy_policy(state, standing, standing.policy_blocks)
+    if standing is not None:
+        state.unlisted = standing.listed
+        if standing.policy_blocks is not None:
+            state.busy_policy = _busy_policy(state, standing, standing.policy_blocks)
     tree = _groups(state, by_submitter, slots, pool, standing) if params.groups.enabled else None
     token = LIVE_USAGE.set(LiveUsage(state.weighted_usage, _group_usage_of(state)))
     try:
@@ -145,8 +147,8 @@ def run_cycle(
         active_submitter_count=len(by_submitter),
         num_schedulers=len(schedds),
         total_slots=len(slots) + (standing.count if standing else 0),
-        trimmed_slots=len(candidates),
-        candidate_slots=len(candidates),
+        trimmed_slots=len(candidates) + state.unlisted,
+        candidate_slots=len(candidates) + state.unlisted,
         pie_spins=state.spins,
         pies=state.pies,
         submitters_share_limit=sorted(state.share_limited),

@@ -57,6 +57,7 @@ from .slots import (
     read_slot,
     slot_is_fetched,
     slot_size,
+    trim,
     usage_from_slots,
 )
 from .vector_lists import satisfied_cells
@@ -101,6 +102,7 @@ class Standing:
 
     slots: list[Slot]
     count: int
+    listed: int  # how many of them a plain cycle would list as candidates (never taken)
     usage: dict[str, tuple[int, Fraction]]  # holder -> (slots, exact weight)
     weight: Fraction  # in the pie (NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT applied)
     effective: Fraction  # effective_pool_size
@@ -129,6 +131,7 @@ class _Entry:
     machine: object = None
     slot_id: int | None = None
     blocked: bool = False  # busy, and PREEMPTION_REQUIREMENTS is what keeps it
+    listed: bool = False  # a candidate of the plain cycle (trim keeps it), never taken
 
 
 class SlotLedger:
@@ -141,6 +144,7 @@ class SlotLedger:
         self._order: list[_Entry] | None = None  # the active entries in collector order
         self.collector = NameCollector()
         self._count = 0
+        self._listed = 0
         self._held: dict[str, Counter[float]] = {}  # holder -> weight -> slots
         self._weights: Counter[float] = Counter()  # every standing weight (min weight)
         self._pie: Counter[float] = Counter()
@@ -151,6 +155,8 @@ class SlotLedger:
         self._blocked: dict[str, _Entry] = {}
         self._columns = SlotColumns([])  # of the blocked slots, for policy_blocks
         self._columns.track()
+        self._view: tuple[list[_Entry], list[str], np.ndarray, bool] | None = None
+        self._view_now = 0.0
 
     # -- keeping up ----------------------------------------------------------------------
     def update(
@@ -190,6 +196,7 @@ class SlotLedger:
         entry.machine = ad.eval("Machine")
         slot_id = ad.eval("SlotID")
         entry.slot_id = slot_id if type(slot_id) is int else None
+        entry.listed = bool(trim([slot], params))
         entry.blocked = (
             not slot.partitionable
             and params.consider_preemption
@@ -211,8 +218,10 @@ class SlotLedger:
         slot = entry.slot
         assert slot is not None
         self._count += sign
+        self._listed += sign if entry.listed else 0
         if entry.blocked:
             self._columns.mark((slot.name,))
+            self._view = None
             if sign > 0:
                 self._blocked[slot.name] = entry
             else:
@@ -258,6 +267,7 @@ class SlotLedger:
         return Standing(
             slots=self.slots(now),
             count=self._count,
+            listed=self._listed,
             usage={h: (sum(c.values()), _exact(c)) for h, c in self._held.items() if c},
             weight=_exact(self._pie),
             effective=_exact(self._effective),
@@ -290,30 +300,44 @@ class SlotLedger:
         reads them."""
         params = self.params
         assert params is not None
-        entries = list(self._blocked.values())
-        users = {e.slot.remote_user for e in entries if e.slot is not None}
-        wanted = {
-            u
-            for u in users
-            if u != submitter and (not params.preempt_on_better_priority_only or eup < eup_of(u))
-        }
-        rows = np.array(
-            [k for k, e in enumerate(entries) if e.slot and e.slot.remote_user in wanted],
-            np.int64,
-        )
+        entries, users, codes, annotated = self._blocked_view(now)
+        wanted = [
+            code
+            for code, user in enumerate(users)
+            if user != submitter
+            and (not params.preempt_on_better_priority_only or eup < eup_of(user))
+        ]
+        rows = np.flatnonzero(np.isin(codes, wanted))
         if len(rows) == 0:
             return False
-        mentioned = [self.collector.reach(job)] + [entries[r].mentions for r in rows]
-        if any(_annotated(name) for names in mentioned for name in names):
+        if annotated or any(_annotated(name) for name in self.collector.reach(job)):
             slots = [entries[r].slot for r in rows]
             annotate(slots)
             return any(symmetric_match(job, slot.ad, now=now) for slot in slots if slot)
-        self._columns.sync([e.ad for e in entries])
         vm = VectorMatch(self._columns, job, now=now)
         ok = satisfied_cells(vm.attribute("requirements", rows, my_is_slot=False), len(rows))
         rows = rows[ok]
         ok = satisfied_cells(vm.attribute("requirements", rows, my_is_slot=True), len(rows))
         return bool(ok.any())
+
+    def _blocked_view(self, now: float) -> tuple[list[_Entry], list[str], np.ndarray, bool]:
+        """The blocked slots as rows of their columns: (entries, users, each row's user
+        code, whether some row's Requirements or Rank reach a cycle's annotation), built
+        again only after they change; the columns' kept values are dropped each cycle."""
+        if self._view is None:
+            entries = list(self._blocked.values())
+            held = [e.slot.remote_user if e.slot else None for e in entries]
+            users = sorted({user for user in held if user})
+            code = {user: k for k, user in enumerate(users)}
+            codes = np.array([code.get(user or "", -1) for user in held], np.int64)
+            annotated = any(_annotated(name) for e in entries for name in e.mentions)
+            self._columns.sync([e.ad for e in entries])
+            self._view = (entries, users, codes, annotated)
+        elif now != self._view_now:
+            self._columns.memo.clear()
+            self._columns.memo_cells = 0
+        self._view_now = now
+        return self._view
 
     def free_slot(self, now: float) -> bool:
         """Whether some slot could be matched without preempting."""

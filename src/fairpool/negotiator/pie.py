@@ -57,6 +57,7 @@ class CycleState:
     # (job, turn) -> whether a slot left out of ``slots`` would have added the
     # PREEMPTION_REQUIREMENTS reason (negotiator/ledger.py)
     busy_policy: Callable[[ClassAd, Turn], bool] | None = None
+    unlisted: int = 0  # candidates left out of ``slots`` that no match can take
 
     def weighted_usage(self, name: str) -> float:
         held = self.usage.get(name)
@@ -72,7 +73,7 @@ class CycleState:
         return self.group_usage.get(group, 0.0)
 
     def slots_left(self) -> bool:
-        return any(not s.taken for s in self.slots)
+        return self.unlisted > 0 or any(not s.taken for s in self.slots)
 
 
 @dataclass(eq=False)
