@@ -20,7 +20,8 @@ from fairpool.sim.pool import Pool
 
 USERS = ("ann", "bob", "cat")
 REQUIREMENTS = (
-    "TARGET.RemoteUserPrio =?= UNDEFINED || TARGET.RemoteUserPrio > 100",
+    "TARGET.RemoteUserPrio =?= UNDEFINED",
+    "TARGET.RemoteUserPrio =?= UNDEFINED || TARGET.RemoteUserPrio < 1000",
     "TARGET.Memory > 1024",
 )
 POLICIES = (None, "False", "True", "RemoteUserPrio > SubmitterUserPrio * 1.2")
