@@ -15,6 +15,7 @@ from functools import cached_property
 
 from ..classad import ClassAdSyntaxError, Expr
 from ..errors import ConfigError
+from .knob_values import knob_error, knob_expr
 from .macros import UndefinedMacroError, expand
 from .params import lookup_param
 from .reader import Entry
@@ -145,8 +146,7 @@ class Config:
             raise self._error(name, f"{expected} ({err.message})") from None
 
     def _error(self, name: str, expected: str) -> ConfigError:
-        source, line = self.where(name)
-        return ConfigError(f"{name} = {self.get(name)!r}: expected {expected}", source, line, name)
+        return knob_error(self, name, expected)
 
     def get_bool(self, name: str, default: bool | None = None) -> bool | None:
         """True or False (a number counts as ``!= 0``); ``default`` when unset or empty."""
@@ -180,13 +180,7 @@ class Config:
 
     def get_expr(self, name: str) -> Expr | None:
         """The knob as a ClassAd expression, None when unset or empty."""
-        text = self.get(name)
-        if text is None or not text.strip():
-            return None
-        try:
-            return Expr(text)
-        except ClassAdSyntaxError as err:
-            raise self._error(name, f"a ClassAd expression ({err.message})") from None
+        return knob_expr(self, name)
 
     def get_list(self, name: str) -> list[str]:
         """Items separated by commas and/or blanks; empty when unset."""

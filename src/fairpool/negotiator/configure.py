@@ -20,7 +20,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..accounting.accountant import AccountantPolicy
-from ..classad import ClassAdSyntaxError, Expr
+from ..classad import Expr
+from ..config.knob_values import knob_error, knob_expr
 from ..errors import ConfigError
 from .concurrency import LimitConfig, valid_limit_name
 from .groups import GroupConfig
@@ -46,23 +47,8 @@ class Knobs(Protocol):
     def names(self) -> list[str]: ...
 
 
-def _fail(knobs: Knobs, name: str, expected: str) -> ConfigError:
-    source, line = knobs.where(name)
-    return ConfigError(f"{name} = {knobs.get(name)!r}: expected {expected}", source, line, name)
-
-
-def _expr(knobs: Knobs, name: str) -> Expr | None:
-    text = knobs.get(name)
-    if text is None or not text.strip():
-        return None
-    try:
-        return Expr(text)
-    except ClassAdSyntaxError as err:
-        raise _fail(knobs, name, f"a ClassAd expression ({err.message})") from None
-
-
 def _value(knobs: Knobs, name: str, kind: str) -> object:
-    expr = _expr(knobs, name)
+    expr = knob_expr(knobs, name)
     if expr is None:
         return None
     value = expr.eval(now=0)
@@ -71,10 +57,10 @@ def _value(knobs: Knobs, name: str, kind: str) -> object:
             return value
         if type(value) in (int, float):
             return value != 0
-        raise _fail(knobs, name, "True or False")
+        raise knob_error(knobs, name, "True or False")
     if type(value) in (int, float) and type(value) is not bool:
         return value
-    raise _fail(knobs, name, "a number")
+    raise knob_error(knobs, name, "a number")
 
 
 def _bool(knobs: Knobs, name: str, default: bool) -> bool:
@@ -87,7 +73,7 @@ def _float(knobs: Knobs, name: str, default: float, minimum: float | None = None
     if value is None:
         return default
     if minimum is not None and value < minimum:  # type: ignore[operator]
-        raise _fail(knobs, name, f"a number of at least {minimum}")
+        raise knob_error(knobs, name, f"a number of at least {minimum}")
     return float(value)  # type: ignore[arg-type]
 
 
@@ -102,7 +88,7 @@ def _expr_or_default(knobs: Knobs, name: str, default: Expr | None) -> Expr | No
     """A knob that is unset keeps its default; set to nothing, it is unset (None)."""
     if knobs.get(name) is None:
         return default
-    return _expr(knobs, name)
+    return knob_expr(knobs, name)
 
 
 def negotiator_params(knobs: Knobs, warn: Warn = lambda problem: None) -> NegotiatorParams:
@@ -127,13 +113,13 @@ def negotiator_params(knobs: Knobs, warn: Warn = lambda problem: None) -> Negoti
             knobs, "NEGOTIATOR_PREEMPT_ON_BETTER_PRIORITY_ONLY", d.preempt_on_better_priority_only
         ),
         use_slot_weights=_bool(knobs, "NEGOTIATOR_USE_SLOT_WEIGHTS", d.use_slot_weights),
-        slot_weight=_expr(knobs, "SLOT_WEIGHT") or d.slot_weight,
+        slot_weight=knob_expr(knobs, "SLOT_WEIGHT") or d.slot_weight,
         force_slot_weight=_bool(knobs, "FORCE_NEGOTIATOR_SLOT_WEIGHT", d.force_slot_weight),
-        slot_constraint=_expr(knobs, "NEGOTIATOR_SLOT_CONSTRAINT"),
-        submitter_constraint=_expr(knobs, "NEGOTIATOR_SUBMITTER_CONSTRAINT"),
-        job_constraint=_expr(knobs, "NEGOTIATOR_JOB_CONSTRAINT"),
-        slot_poolsize_constraint=_expr(knobs, "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT")
-        or _expr(knobs, "GROUP_DYNAMIC_MACH_CONSTRAINT"),
+        slot_constraint=knob_expr(knobs, "NEGOTIATOR_SLOT_CONSTRAINT"),
+        submitter_constraint=knob_expr(knobs, "NEGOTIATOR_SUBMITTER_CONSTRAINT"),
+        job_constraint=knob_expr(knobs, "NEGOTIATOR_JOB_CONSTRAINT"),
+        slot_poolsize_constraint=knob_expr(knobs, "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT")
+        or knob_expr(knobs, "GROUP_DYNAMIC_MACH_CONSTRAINT"),
         ignore_user_priorities=_bool(knobs, "NEGOTIATOR_IGNORE_USER_PRIORITIES", False),
         discount_suspended_resources=_bool(knobs, "NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES", False),
         floor_is_additional=_bool(knobs, "NEGOTIATOR_FLOOR_IS_ADDITIONAL", d.floor_is_additional),
@@ -154,7 +140,7 @@ def _match_evaluator(knobs: Knobs) -> str:
     """``NEGOTIATOR_MATCH_EVALUATOR``: vector (default) or scalar; both decide alike."""
     text = (knobs.get("NEGOTIATOR_MATCH_EVALUATOR") or "vector").strip().lower()
     if text not in ("vector", "scalar"):
-        raise _fail(knobs, "NEGOTIATOR_MATCH_EVALUATOR", "vector or scalar")
+        raise knob_error(knobs, "NEGOTIATOR_MATCH_EVALUATOR", "vector or scalar")
     return text
 
 
@@ -204,12 +190,12 @@ def group_config(knobs: Knobs, warn: Warn = lambda problem: None) -> GroupConfig
     for group, knob in per_group["GROUP_QUOTA_"].items():
         value = _float(knobs, knob, 0.0)
         if value < 0:
-            raise _fail(knobs, knob, "a quota of 0 or more")
+            raise knob_error(knobs, knob, "a quota of 0 or more")
         static[group] = value
     for group, knob in per_group["GROUP_QUOTA_DYNAMIC_"].items():
         value = _float(knobs, knob, 0.0)
         if not 0 <= value <= 1:
-            raise _fail(knobs, knob, "a fraction of the parent's quota, from 0 to 1")
+            raise knob_error(knobs, knob, "a fraction of the parent's quota, from 0 to 1")
         if group in static:
             warn(_problem(knobs, knob, f"{group!r} also has a static quota, which wins"))
         dynamic[group] = value
@@ -227,7 +213,7 @@ def group_config(knobs: Knobs, warn: Warn = lambda problem: None) -> GroupConfig
         allow_oversubscription=_bool(
             knobs, "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", d.allow_oversubscription
         ),
-        sort_expr=_expr(knobs, "GROUP_SORT_EXPR") or d.sort_expr,
+        sort_expr=knob_expr(knobs, "GROUP_SORT_EXPR") or d.sort_expr,
         max_allocation_rounds=int(
             _float(
                 knobs,
@@ -255,12 +241,12 @@ def limit_config(knobs: Knobs) -> LimitConfig:
         if upper.startswith("CONCURRENCY_LIMIT_DEFAULT_"):
             group = name[len("CONCURRENCY_LIMIT_DEFAULT_") :]
             if not valid_limit_name(group) or "." in group:
-                raise _fail(knobs, name, "a limit-set name of letters, digits and underscores")
+                raise knob_error(knobs, name, "a limit-set name of letters, digits and underscores")
             set_defaults[group.lower()] = _float(knobs, name, 0.0, 0.0)
         elif upper.endswith("_LIMIT") and upper != "CONCURRENCY_LIMIT_DEFAULT":
             limit = name[: -len("_LIMIT")]
             if not valid_limit_name(limit):
-                raise _fail(
+                raise knob_error(
                     knobs,
                     name,
                     "a limit name of letters, digits and underscores, "

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol
 
 from ..classad import ClassAd, Expr
-from ..errors import ClassAdSyntaxError, ConfigError
+from ..config.knob_values import KnobSource as Knobs
+from ..config.knob_values import knob_error, knob_expr
 
 __all__ = ["Knobs", "machine_ads"]
 
@@ -48,12 +48,6 @@ _ALIASES = {
 }
 _UNITS = {"": 1, "K": 1 / 1024, "KB": 1 / 1024, "M": 1, "MB": 1, "G": 1024, "GB": 1024}
 _MAX_TYPES = 10
-
-
-class Knobs(Protocol):
-    def get(self, name: str) -> str | None: ...
-
-    def where(self, name: str) -> tuple[str | None, int | None]: ...
 
 
 @dataclass(frozen=True)
@@ -118,13 +112,15 @@ def _parse_type(knobs: Knobs, name: str, text: str) -> dict[str, str]:
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if len(parts) == 1 and "=" not in parts[0]:
         if not re.fullmatch(r"\d+(\.\d+)?%|\d+/\d+", parts[0]):
-            raise _fail(knobs, name, "resource=amount pairs or one fraction such as 1/4")
+            raise knob_error(knobs, name, "resource=amount pairs or one fraction such as 1/4")
         return {r: parts[0] for r in RESOURCES}
     for part in parts:
         resource, sep, amount = part.partition("=")
         key = _ALIASES.get(resource.strip().lower())
         if not sep or key is None:
-            raise _fail(knobs, name, f"resource=amount (cpus, memory, disk, gpus), not {part!r}")
+            raise knob_error(
+                knobs, name, f"resource=amount (cpus, memory, disk, gpus), not {part!r}"
+            )
         share[key] = amount.strip()
     return share
 
@@ -163,7 +159,7 @@ def _amount(knobs: Knobs, name: str, text: str, total: float, resource: str) -> 
         return total * float(top) / float(bottom)
     found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMG]B?)?", text, re.IGNORECASE)
     if found is None:
-        raise _fail(knobs, name, f"an amount, percentage or fraction, not {text!r}")
+        raise knob_error(knobs, name, f"an amount, percentage or fraction, not {text!r}")
     value = float(found.group(1))
     if resource == "Memory":
         value *= _UNITS[(found.group(2) or "").upper()]
@@ -219,12 +215,7 @@ def _slot_ad(
 
 
 def _expression(knobs: Knobs, name: str, default: str) -> Expr:
-    text = knobs.get(name)
-    text = text.strip() if text and text.strip() else default
-    try:
-        return Expr(text)
-    except ClassAdSyntaxError as err:
-        raise _fail(knobs, name, f"a ClassAd expression ({err.message})") from err
+    return knob_expr(knobs, name) or Expr(default)
 
 
 def _policy(knobs: Knobs, name: str, builtin: str) -> Expr:
@@ -242,15 +233,10 @@ def _number(knobs: Knobs, name: str) -> float | None:
         return None
     value = _expression(knobs, name, "0").eval()
     if type(value) not in (int, float) or value < 0:
-        raise _fail(knobs, name, "a number of 0 or more")
+        raise knob_error(knobs, name, "a number of 0 or more")
     return float(value)
 
 
 def _flag(knobs: Knobs, name: str) -> bool:
     text = knobs.get(name)
     return bool(text) and _expression(knobs, name, "false").eval() is True
-
-
-def _fail(knobs: Knobs, name: str, expected: str) -> ConfigError:
-    source, line = knobs.where(name)
-    return ConfigError(f"{name} = {knobs.get(name)!r}: expected {expected}", source, line, name)
