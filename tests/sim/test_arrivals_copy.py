@@ -15,10 +15,10 @@ def _spec(submit: str):
 def test_copies_equal_a_full_expansion():
     spec = _spec("executable = /bin/x\nrequest_memory = 2GB\nqueue 3\nexecutable = /bin/y\nqueue\n")
     factory = JobFactory("d", 1)
-    factory.submit(spec, 0)
+    first = [job.ad for job in factory.submit(spec, 0)]
     copies = [job.ad for job in factory.submit(spec, 500)]
     expanded = spec.description.job_ads(owner="ann", cluster_id=3, qdate=500, uid_domain="d")
-    assert factory._copies[spec.index] is not None
+    assert copies[0].lookup("Requirements") is first[0].lookup("Requirements")  # copied
     assert list(map(str, copies)) == list(map(str, expanded))
     # two clusters per submission: the next one starts after both
     assert [ad.eval("ClusterId") for ad in copies] == [3, 3, 3, 4]
@@ -30,5 +30,5 @@ def test_a_description_that_reads_its_cluster_is_expanded_each_time():
     factory = JobFactory("d", 1)
     first = factory.submit(spec, 0)[0].ad
     second = factory.submit(spec, 60)[0].ad
-    assert factory._copies[spec.index] is None
+    assert second.lookup("Requirements") is not first.lookup("Requirements")  # expanded
     assert (first.eval("Args"), second.eval("Args")) == ("1", "2")

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, rank, satisfied, symmetric_match
+from ..classad.scope import NOT_CONST
 from .attribute import attribute
 from .consumption import consumption_of, deduct, requesting, sufficient
 from .params import NegotiatorParams
@@ -46,6 +47,7 @@ __all__ = [
     "Turn",
     "find_slot",
     "permits",
+    "priority_preemption_ruled_out",
 ]
 
 PRIORITY, RANK, NO_PREEMPTION = 0, 1, 2
@@ -108,6 +110,17 @@ def _negotiator_rank(expr: Expr | None, slot: ClassAd, job: ClassAd, now: float)
     return LOWEST
 
 
+def priority_preemption_ruled_out(params: NegotiatorParams) -> bool:
+    """Whether ``PREEMPTION_REQUIREMENTS`` is a constant that ``classify`` always finds
+    unsatisfied (a busy slot of another user is then never a priority candidate)."""
+    requirements = params.preemption_requirements
+    return (
+        requirements is not None
+        and requirements.const is not NOT_CONST
+        and not satisfied(requirements.const)
+    )
+
+
 def current_rank(slot: ClassAd) -> float:
     """The slot's RANK of the job it runs (0.0 when unset or not a number)."""
     value = attribute(slot, "CurrentRank") if "CurrentRank" in slot else 0.0
@@ -164,7 +177,7 @@ def match_list(
     """Every slot the job could take, best last (limits are checked when taking one)."""
     found = []
     for slot in slots:
-        if slot.taken or (slot.state == "Claimed" and slot.activity == "Idle"):
+        if slot.taken or slot.claimed_idle:
             continue
         consumes = consumption_of(slot.ad, job, now)
         if consumes is None:

@@ -22,7 +22,14 @@ from ..classad.match import evaluate
 from ..classad.scope import NOT_CONST
 from .sums import exact_sum
 
-__all__ = ["LimitConfig", "LimitCounter", "job_limits", "parse_limits", "valid_limit_name"]
+__all__ = [
+    "LimitConfig",
+    "LimitCounter",
+    "held_limits",
+    "job_limits",
+    "parse_limits",
+    "valid_limit_name",
+]
 
 _PART = r"[A-Za-z_][A-Za-z0-9_]*"
 _NAME = re.compile(rf"{_PART}(?:\.{_PART})?")
@@ -109,11 +116,10 @@ class LimitCounter:
         plus ``base`` (limit -> exact amount held on slots not given), summed exactly."""
         amounts: dict[str, list[float]] = {name: [] for name in base or {}}
         for slot in slots:
-            for attribute in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
-                value = slot.eval(attribute) if attribute in slot else None
-                if isinstance(value, str) and slot.eval("State") in ("Claimed", "Preempting"):
-                    for name, amount in parse_limits(value):
-                        amounts.setdefault(name, []).append(amount)
+            limits = held_limits(slot)
+            if limits and slot.eval("State") in ("Claimed", "Preempting"):
+                for name, amount in limits:
+                    amounts.setdefault(name, []).append(amount)
         base = base or {}
         return cls(config, {n: exact_sum(a, base.get(n)) for n, a in amounts.items()})
 
@@ -128,6 +134,16 @@ class LimitCounter:
     def add(self, limits: Iterable[tuple[str, float]]) -> None:
         for name, amount in limits:
             self.in_use[name] = self.in_use.get(name, 0.0) + amount
+
+
+def held_limits(slot: ClassAd) -> list[tuple[str, float]]:
+    """The limits a slot's ad says its job (and a preempting one) hold."""
+    found: list[tuple[str, float]] = []
+    for attribute in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
+        value = slot.eval(attribute) if attribute in slot else None
+        if isinstance(value, str):
+            found.extend(parse_limits(value))
+    return found
 
 
 def rejection(blocked: list[str]) -> str:

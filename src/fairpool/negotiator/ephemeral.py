@@ -15,6 +15,7 @@ ends, so a cycle leaves its inputs unchanged.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -23,7 +24,7 @@ from ..classad import ClassAd, Expr
 from ..classad.builtins import builtin
 from ..classad.values import UNDEFINED
 
-__all__ = ["LIVE_USAGE", "Annotations", "LiveUsage"]
+__all__ = ["LIVE_USAGE", "Annotations", "LiveUsage", "is_slot_annotation"]
 
 
 class LiveUsage:
@@ -48,6 +49,15 @@ def _in_use_by_user(st: Any, args: list[Any]) -> Any:
 def _in_use_by_group(st: Any, args: list[Any]) -> Any:
     live = LIVE_USAGE.get()
     return live.of_group(args[0]) if live is not None and isinstance(args[0], str) else UNDEFINED
+
+
+_ON_SLOTS = frozenset({"remoteuserprio", "remoteuserfloor", "remoteuserresourcesinuse"})
+_CROSS_SLOT = re.compile(r"^slot[0-9]+_remoteuserprio$", re.IGNORECASE)
+
+
+def is_slot_annotation(name: str) -> bool:
+    """Whether a cycle sets attribute ``name`` on the slots of running users."""
+    return name.lower() in _ON_SLOTS or _CROSS_SLOT.match(name) is not None
 
 
 class Annotations:

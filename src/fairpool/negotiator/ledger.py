@@ -33,7 +33,6 @@ never standing. A change of configuration (another ``NegotiatorParams``) reads a
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -44,11 +43,13 @@ import numpy as np
 from ..accounting.accountant import Usage
 from ..classad import ClassAd
 from ..classad.dependence import own_only
-from ..classad.match import satisfied, symmetric_match
+from ..classad.match import rank, symmetric_match
 from ..classad.scope import NOT_CONST
 from ..classad.vector import SlotColumns, VectorMatch
 from .autocluster import NameCollector
-from .concurrency import parse_limits
+from .candidates import current_rank, priority_preemption_ruled_out
+from .concurrency import held_limits
+from .ephemeral import is_slot_annotation
 from .params import NegotiatorParams
 from .slots import (
     HELD_STATES,
@@ -64,9 +65,7 @@ from .vector_lists import satisfied_cells
 
 __all__ = ["SlotLedger", "Standing"]
 
-# The attributes a cycle puts on the slots of running users (cycle._annotate_slots).
-_ANNOTATED = frozenset({"remoteuserprio", "remoteuserfloor", "remoteuserresourcesinuse"})
-_CROSS_SLOT = re.compile(r"^slot[0-9]+_remoteuserprio$", re.IGNORECASE)
+_NO_JOB = ClassAd()  # what a constant RANK is evaluated against
 
 # What the fetch, the trim, the totals and classify read of a slot ad.
 _READ = tuple(
@@ -128,7 +127,6 @@ class _Entry:
     effective: float = 1.0
     limits: tuple[tuple[str, float], ...] = ()
     mentions: frozenset[str] = frozenset()
-    machine: object = None
     slot_id: int | None = None
     blocked: bool = False  # busy, and PREEMPTION_REQUIREMENTS is what keeps it
     listed: bool = False  # a candidate of the plain cycle (trim keeps it), never taken
@@ -139,6 +137,10 @@ class SlotLedger:
 
     def __init__(self) -> None:
         self.params: NegotiatorParams | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget every slot (a new configuration reads them all again)."""
         self.entries: dict[str, _Entry] = {}
         self.active: dict[str, _Entry] = {}  # entries that are not standing
         self._order: list[_Entry] | None = None  # the active entries in collector order
@@ -170,7 +172,7 @@ class SlotLedger:
         """Read again the slots named in ``changed`` (all of them when ``params`` is not
         the configuration last seen); ``sequence`` gives each slot's collector order."""
         if params is not self.params:
-            self.__init__()  # type: ignore[misc]
+            self._reset()
             self.params = params
             changed = list(ads)
         for name in changed:
@@ -191,18 +193,12 @@ class SlotLedger:
         entry.standing = True
         entry.counted = counted_in_pool(slot, params, now)
         entry.effective = slot_size(slot)
-        entry.limits = _limits(ad)
+        entry.limits = tuple(held_limits(ad))
         entry.mentions = self.collector.reach(ad)
-        entry.machine = ad.eval("Machine")
         slot_id = ad.eval("SlotID")
         entry.slot_id = slot_id if type(slot_id) is int else None
-        entry.listed = bool(trim([slot], params))
-        entry.blocked = (
-            not slot.partitionable
-            and params.consider_preemption
-            and slot.remote_user is not None
-            and not (slot.state == "Claimed" and slot.activity == "Idle")
-        )
+        entry.listed = bool(trim([slot], params))  # a static or dynamic slot, then
+        entry.blocked = entry.listed and slot.remote_user is not None and not slot.claimed_idle
         self._count_in(entry, 1)
 
     def _drop(self, name: str) -> None:
@@ -237,7 +233,7 @@ class SlotLedger:
         for mentioned in entry.mentions:
             _bump(self._mentions, mentioned, sign)
         if entry.slot_id is not None and slot.remote_user is not None:
-            on_machine = self._users.setdefault(entry.machine, {})
+            on_machine = self._users.setdefault(slot.machine, {})
             if sign > 0:
                 on_machine[slot.name] = (entry.seq, entry.slot_id, slot.remote_user)
             else:
@@ -249,10 +245,8 @@ class SlotLedger:
         handed out again with this cycle's marks cleared)."""
         params = self.params
         assert params is not None
-        if self._order is None:
-            self._order = sorted(self.active.values(), key=lambda e: e.seq)
         slots = []
-        for entry in self._order:
+        for entry in self._ordered():
             slot = entry.slot
             if not entry.fixed:
                 fetched = slot_is_fetched(entry.ad, params, now)
@@ -262,6 +256,12 @@ class SlotLedger:
             slot._taken, slot.board, slot.row = False, None, -1
             slots.append(slot)
         return slots
+
+    def _ordered(self) -> list[_Entry]:
+        """The active entries in collector order (sorted again after a change)."""
+        if self._order is None:
+            self._order = sorted(self.active.values(), key=lambda e: e.seq)
+        return self._order
 
     def standing(self, now: float) -> Standing:
         return Standing(
@@ -310,7 +310,7 @@ class SlotLedger:
         rows = np.flatnonzero(np.isin(codes, wanted))
         if len(rows) == 0:
             return False
-        if annotated or any(_annotated(name) for name in self.collector.reach(job)):
+        if annotated or any(is_slot_annotation(name) for name in self.collector.reach(job)):
             slots = [entries[r].slot for r in rows]
             annotate(slots)
             return any(symmetric_match(job, slot.ad, now=now) for slot in slots if slot)
@@ -330,7 +330,7 @@ class SlotLedger:
             users = sorted({user for user in held if user})
             code = {user: k for k, user in enumerate(users)}
             codes = np.array([code.get(user or "", -1) for user in held], np.int64)
-            annotated = any(_annotated(name) for e in entries for name in e.mentions)
+            annotated = any(is_slot_annotation(name) for e in entries for name in e.mentions)
             self._columns.sync([e.ad for e in entries])
             self._view = (entries, users, codes, annotated)
         elif now != self._view_now:
@@ -341,18 +341,12 @@ class SlotLedger:
 
     def free_slot(self, now: float) -> bool:
         """Whether some slot could be matched without preempting."""
-        if self._order is None:
-            self._order = sorted(self.active.values(), key=lambda e: e.seq)
-        for entry in self._order:
+        for entry in self._ordered():
             if not entry.fixed:  # a slot read anew: read them all as a cycle would
                 return any(_free(slot) for slot in self.slots(now))
             if entry.slot is not None and _free(entry.slot):
                 return True
         return False
-
-
-def _annotated(name: str) -> bool:
-    return name.lower() in _ANNOTATED or _CROSS_SLOT.match(name) is not None
 
 
 def _exact(counts: Counter) -> Fraction:
@@ -386,31 +380,14 @@ def _standing(slot: Slot, params: NegotiatorParams) -> bool:
     """Held, and no cycle can match it (see the module docstring)."""
     if slot.state not in HELD_STATES:
         return False
-    if slot.partitionable:
-        return slot.ad.eval("WantMatching") is not True
-    if not params.consider_preemption:
-        return True
-    requirements = params.preemption_requirements
-    if requirements is None or requirements.const is NOT_CONST or satisfied(requirements.const):
-        return False
-    rank = slot.ad.lookup("Rank") if "Rank" in slot.ad else None
-    if rank is not None and rank.const is NOT_CONST:
-        return False
-    value = rank.const if rank is not None else 0.0
-    ranked = float(value) if type(value) in (int, float, bool) else 0.0
-    current = slot.ad.eval("CurrentRank") if "CurrentRank" in slot.ad else 0.0
-    current = float(current) if type(current) in (int, float, bool) else 0.0
-    return not ranked > current
-
-
-def _limits(ad: ClassAd) -> tuple[tuple[str, float], ...]:
-    """The concurrency limits held on the slot (what LimitCounter.from_slots counts)."""
-    found: list[tuple[str, float]] = []
-    for attribute in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
-        value = ad.eval(attribute) if attribute in ad else None
-        if isinstance(value, str):
-            found.extend(parse_limits(value))
-    return tuple(found)
+    if not trim([slot], params):
+        return True  # no cycle lists it
+    if slot.partitionable or not priority_preemption_ruled_out(params):
+        return False  # claimed whole and matched as such, or priority preemption may take it
+    rank_expr = slot.ad._exprs.get("rank")
+    if rank_expr is not None and rank_expr.const is NOT_CONST:
+        return False  # a job may rank above the one running
+    return not rank(slot.ad, _NO_JOB, now=0.0) > current_rank(slot.ad)
 
 
 def _free(slot: Slot) -> bool:

@@ -79,6 +79,11 @@ class Slot:
     def held(self) -> bool:
         return self.holder is not None
 
+    @property
+    def claimed_idle(self) -> bool:
+        """Claimed with no job started yet: the negotiator passes such a slot by."""
+        return self.state == "Claimed" and self.activity == "Idle"
+
 
 def fetch_slots(ads: Iterable[ClassAd], params: NegotiatorParams, now: float) -> list[Slot]:
     """The slot ads this negotiator is responsible for, in collector order."""

@@ -121,7 +121,7 @@ class VectorLists:
         else:
             columns.sync(ads, [s.name for s in slots])
         self.columns = columns
-        self.skip = np.array([s.state == "Claimed" and s.activity == "Idle" for s in slots], bool)
+        self.skip = np.array([s.claimed_idle for s in slots], bool)
         self.policy = np.array([_slot_policy(s) for s in slots], bool)
         users = sorted({s.remote_user for s in slots if s.remote_user is not None})
         self.users = users

@@ -78,7 +78,6 @@ class Pool:
         self.job_on_slot: dict[str, str] = {}
         self.preemptions: dict[str, int] = {}
         self.vacated: list[tuple[str, float]] = []  # (job, when it had started), to drain
-        self.version = 0  # bumped by every change to who holds which slot
         self._next_dslot: dict[str, int] = {}
         self.columns = SlotColumns([])  # the vector evaluator's columns, kept across cycles
         self.columns.track()
@@ -139,7 +138,6 @@ class Pool:
     def add_slots(self, slots: Iterable[ClassAd]) -> None:
         for slot in slots:
             self._insert(slot)
-        self.version += 1
 
     def _insert(self, slot: ClassAd) -> None:
         name = slot.eval("Name")
@@ -179,14 +177,12 @@ class Pool:
             self.slot_by_name.pop(name, None)
             self.sequence.pop(name, None)
             self._changed(name)
-        self.version += 1
         return displaced
 
     def _release(self, slot_name: str) -> None:
         del self.job_on_slot[slot_name]
         slot = self.slot_by_name[slot_name]
         self._changed(slot_name)
-        self.version += 1
         if slot.eval("DynamicSlot") is True:
             del self.slot_by_name[slot_name]
             del self.sequence[slot_name]
@@ -312,7 +308,6 @@ class Pool:
         self.idle.pop(job_id(job), None)
         self.running[self.submitter[job_id(job)]] += 1
         self._changed(slot_name)
-        self.version += 1
         return Started(job_id(job), slot_name, displaced)
 
     def _vacate(self, name: str) -> None:

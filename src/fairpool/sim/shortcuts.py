@@ -33,6 +33,7 @@ from __future__ import annotations
 from ..classad import ClassAd
 from ..classad.scope import NOT_CONST
 from ..negotiator import NegotiatorParams
+from ..negotiator.candidates import priority_preemption_ruled_out
 
 __all__ = ["preemption_possible", "ranks_vary"]
 
@@ -46,7 +47,4 @@ def preemption_possible(params: NegotiatorParams, ranked: bool) -> bool:
     """Whether any cycle could preempt a running job (by priority or by slot RANK)."""
     if not params.consider_preemption:
         return False
-    requirements = params.preemption_requirements
-    if requirements is None or requirements.const is NOT_CONST:
-        return True
-    return bool(requirements.const) or ranked
+    return not priority_preemption_ruled_out(params) or ranked
