@@ -5,9 +5,13 @@ static or partitionable) or, without ``ad``, the slots the ``[config]`` startd k
 machine (``NUM_CPUS``, ``SLOT_TYPE_<N>``, ...; ``fairpool.startd.layout``). ``name`` is the
 machines' host-name pattern, ``{n}`` numbering them from 1 (default ``m<table>-{n}``); a
 slot is named ``slot<SlotID>@<host>``. What an ad leaves out of the bookkeeping attributes
-(``MyType``, ``State``, ``Activity``, ``SlotID``, ``Requirements = START``) is filled in as
+(``MyType``, ``State``, ``Activity``, ``SlotID``, ``Requirements = START``, and for a
+partitionable slot ``START && WithinResourceLimits``) is filled in as
 a startd would publish it; resources and platform (``Cpus``, ``Memory``, ``Arch``, ...) are
 the scenario's to give.
+
+Each table also carries its startd policy and owner activity (``activity``,
+``activity_repeat``; startd_policy.py), and whether its machines run the startd.
 """
 
 from __future__ import annotations
@@ -16,22 +20,29 @@ from dataclasses import dataclass
 
 from ..classad import ClassAd, ClassAdSyntaxError, Expr, parse_ad
 from ..config import Config
+from ..startd import StartdPolicy
 from ..startd.layout import machine_ads
+from ..startd.slot import WITHIN_RESOURCE_LIMITS
+from .startd_policy import OwnerActivity, driven, read_activity, table_policy
 from .table import Table
 
 __all__ = ["MachineSpec", "machine_slots", "parse_machines"]
 
-_KEYS = ("count", "ad", "name")
+_KEYS = ("count", "ad", "name", "activity", "activity_repeat")
 
 
 @dataclass(frozen=True)
 class MachineSpec:
-    """``count`` machines, each with the slots of ``template``, hosts named by ``name``."""
+    """``count`` machines, each with the slots of ``template``, hosts named by ``name``;
+    ``driven``: they run ``policy`` (and ``activity``) in a startd."""
 
     count: int
     template: tuple[ClassAd, ...]
     name: str
     label: str
+    policy: StartdPolicy | None = None
+    activity: OwnerActivity | None = None
+    driven: bool = False
 
 
 def parse_machines(
@@ -47,8 +58,20 @@ def parse_machines(
         name.format(n=1)
     except (ValueError, KeyError, IndexError) as err:
         raise table.fail("name")(f'expected a pattern such as "node{{n:03d}}" ({err})') from None
-    template = (_slot_ad(table),) if table.has("ad") else tuple(machine_ads(knobs))
-    return MachineSpec(count, template, name, table.name)
+    own = _slot_ad(table) if table.has("ad") else None
+    template = (own,) if own is not None else tuple(machine_ads(knobs))
+    policy = table_policy(knobs, own)
+    activity = read_activity(table)
+    runs = driven(policy, template, activity)
+    if runs and any(_consumption_policy(ad) for ad in template):
+        raise table.fail("activity" if activity else "ad")(
+            "a startd policy on machines with a consumption policy is not simulated"
+        )
+    return MachineSpec(count, template, name, table.name, policy, activity, runs)
+
+
+def _consumption_policy(ad: ClassAd) -> bool:
+    return any(name.lower().startswith("consumption") for name in ad)
 
 
 def _slot_ad(table: Table) -> ClassAd:
@@ -86,11 +109,15 @@ def _published(template: ClassAd, number: int) -> tuple[int, ClassAd]:
     for key, value in defaults.items():
         if key not in ad:
             ad[key] = value
+    partitionable = ad.eval("PartitionableSlot") is True
     if "Requirements" not in ad:
         if "START" not in ad:
             ad["START"] = True
         ad["Requirements"] = Expr("START")
-    if ad.eval("PartitionableSlot") is True:
+        if partitionable and not _consumption_policy(ad):  # as the startd publishes it
+            ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
+            ad["Requirements"] = Expr("START && WithinResourceLimits")
+    if partitionable:
         ad.update({"SlotType": "Partitionable", "NumDynamicSlots": 0})
         for resource in ("Cpus", "Memory", "Disk"):
             if resource in ad and f"TotalSlot{resource}" not in ad:

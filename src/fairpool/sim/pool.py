@@ -3,7 +3,8 @@
 ``apply`` carries out a cycle's decisions the way the schedd and the startds would:
 
 * a matched job starts on its slot (the slot becomes Claimed/Busy by the job's submitter);
-* a job matched to a partitionable slot gets a dynamic slot carved for it, and, with
+* a job matched to a partitionable slot gets a dynamic slot carved for it (numbered with
+  the lowest ``DSlotId`` free on that slot, as the startd numbers them), and, with
   ``CLAIM_PARTITIONABLE_LEFTOVERS`` (on by default), its submitter's other idle jobs that
   still fit are started on the leftovers at once, as far as their concurrency limits allow
   (HTCondor's schedd does not fill leftovers for limited jobs, which then start one per
@@ -20,6 +21,10 @@ simulator keep slots from one cycle to the next (``kept_snapshot``: the negotiat
 ``SlotLedger`` and the vector evaluator's columns re-read only what changed); the idle
 jobs and the submitters of running jobs are kept as they change, too.
 
+A machine whose startd policy runs (``startds``, sim/startds.py) is claimed, activated
+and released through its ``Startd``, which carves its own dynamic slots; the pool then
+only shows the slots as the startd publishes them and keeps the queue's side.
+
 The dry run (``fairpool negotiate --cycles``) and the simulator share it.
 """
 
@@ -28,6 +33,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..classad import ClassAd, Expr
 from ..classad.match import rank, symmetric_match
@@ -40,6 +46,9 @@ from ..negotiator.params import NegotiatorParams
 from ..negotiator.results import CycleResult, Match
 from ..negotiator.submitters import job_id, submitter_of
 from ..startd.partition import carve, release
+
+if TYPE_CHECKING:
+    from .startds import Startds
 
 __all__ = ["Pool", "Started"]
 
@@ -78,7 +87,8 @@ class Pool:
         self.job_on_slot: dict[str, str] = {}
         self.preemptions: dict[str, int] = {}
         self.vacated: list[tuple[str, float]] = []  # (job, when it had started), to drain
-        self._next_dslot: dict[str, int] = {}
+        self._dslot_ids: dict[str, set[int]] = {}  # p-slot -> DSlotIds of its dynamic slots
+        self.startds: Startds | None = None  # the startds of driven machines, if any
         self.columns = SlotColumns([])  # the vector evaluator's columns, kept across cycles
         self.columns.track()
         self.ledger = SlotLedger()
@@ -176,16 +186,21 @@ class Pool:
                 displaced.extend(self.remove_slots([child]))
             self.slot_by_name.pop(name, None)
             self.sequence.pop(name, None)
+            self._dslot_ids.pop(name, None)
             self._changed(name)
         return displaced
 
     def _release(self, slot_name: str) -> None:
         del self.job_on_slot[slot_name]
+        if self.driven(slot_name):
+            self.startds.release(slot_name)  # the job is gone: its starter exits
+            return
         slot = self.slot_by_name[slot_name]
         self._changed(slot_name)
         if slot.eval("DynamicSlot") is True:
             del self.slot_by_name[slot_name]
             del self.sequence[slot_name]
+            self._dslot_ids.get(_parent_name(slot_name), set()).discard(slot.eval("DSlotId"))
             parent = self.slot_by_name.get(_parent_name(slot_name))
             if parent is not None:
                 release(parent, slot)
@@ -214,13 +229,20 @@ class Pool:
                 continue
             if slot.eval("PartitionableSlot") is True:
                 started.extend(self._partition(slot, job, match, now))
+            elif self.driven(match.slot):
+                started.extend(self.startds.take(match.slot, job, match.submitter, now))
             else:
                 started.append(self._start(slot, job, match.submitter, now))
         return started
 
+    def driven(self, slot_name: str) -> bool:
+        """Whether the slot's machine runs its startd policy (sim/startds.py)."""
+        return self.startds is not None and self.startds.drives(slot_name)
+
     def _partition(self, pslot: ClassAd, job: ClassAd, match: Match, now: float) -> list[Started]:
         started = []
-        consumed = consumption_of(pslot, job, now)  # None: no consumption policy
+        driven = self.driven(match.slot)  # machines with a consumption policy never are
+        consumed = None if driven else consumption_of(pslot, job, now)  # None: no policy
         first = self._carve_and_start(pslot, job, match.submitter, now, _requests(consumed))
         if first is None:
             return started
@@ -248,11 +270,14 @@ class Pool:
         requests: dict[str, Expr] | None = None,
     ) -> Started | None:
         name = pslot.eval("Name")
-        number = self._next_dslot.get(name, 1)
+        if self.driven(name):
+            return self.startds.claim(name, job, submitter, now)
+        used = self._dslot_ids.setdefault(name, set())
+        number = next(n for n in range(1, len(used) + 2) if n not in used)  # as a startd
         dslot = carve(pslot, job, now, number, requests)
         if dslot is None:
             return None
-        self._next_dslot[name] = number + 1
+        used.add(number)
         self._changed(name)
         self._insert(dslot)
         return self._start(dslot, job, submitter, now)
@@ -271,20 +296,32 @@ class Pool:
         displaced = self.job_on_slot.get(slot_name)
         if displaced is not None:
             self._vacate(displaced)
-        owner = job.eval("Owner")
-        user = f"{owner}@{self.domain}" if isinstance(owner, str) else submitter
         slot.update(
             {
                 "State": "Claimed",
                 "Activity": "Busy",
-                "RemoteUser": user,
-                "RemoteOwner": user,
                 "JobId": job_id(job),
                 "JobStart": int(now),
                 "EnteredCurrentState": int(now),
                 "TotalJobRunTime": 0,
             }
         )
+        self._show_holder(slot, job, submitter, now)
+        slot["CurrentRank"] = rank(slot, job, now=now)
+        self._begin(slot_name, job, now)
+        return Started(job_id(job), slot_name, displaced)
+
+    def run(self, slot_name: str, job: ClassAd, submitter: str, now: float) -> Started:
+        """The job runs on the slot its startd claimed and activated for it."""
+        self._show_holder(self.slot_by_name[slot_name], job, submitter, now)
+        self._begin(slot_name, job, now)
+        return Started(job_id(job), slot_name)
+
+    def _show_holder(self, slot: ClassAd, job: ClassAd, submitter: str, now: float) -> None:
+        """Who holds the slot and the limits the job holds there, as the collector shows."""
+        owner = job.eval("Owner")
+        user = f"{owner}@{self.domain}" if isinstance(owner, str) else submitter
+        slot.update({"RemoteUser": user, "RemoteOwner": user})
         if submitter != user:
             slot["AccountingGroup"] = submitter
         elif "AccountingGroup" in slot:
@@ -294,7 +331,9 @@ class Pool:
             slot["ConcurrencyLimits"] = ",".join(f"{n}:{a:g}" for n, a in limits)
         elif "ConcurrencyLimits" in slot:
             del slot["ConcurrencyLimits"]
-        slot["CurrentRank"] = rank(slot, job, now=now)
+
+    def _begin(self, slot_name: str, job: ClassAd, now: float) -> None:
+        """The queue has the job running on the slot."""
         starts = job.eval("NumJobStarts")
         job.update(
             {
@@ -308,7 +347,40 @@ class Pool:
         self.idle.pop(job_id(job), None)
         self.running[self.submitter[job_id(job)]] += 1
         self._changed(slot_name)
-        return Started(job_id(job), slot_name, displaced)
+
+    def evict(self, slot_name: str) -> str:
+        """The job on the slot stops (its startd evicted it) and goes back to idle."""
+        name = self.job_on_slot.pop(slot_name)
+        self._vacate(name)
+        self._changed(slot_name)
+        return name
+
+    def hold(self, name: str) -> None:
+        """A matched job waits for its slot (a preempting claim): not idle for the
+        negotiator meanwhile, as the schedd does not ask for it again."""
+        self.idle.pop(name, None)
+
+    def unhold(self, name: str) -> None:
+        """The wait is over without the slot (the preempting claim fell through)."""
+        job = self.job_by_id.get(name)
+        if job is not None and job.eval("JobStatus") == IDLE:
+            self.idle[name] = job
+
+    def place(self, slots: Iterable[ClassAd]) -> None:
+        """Slots a startd added (dynamic slots it carved)."""
+        self.add_slots(slots)
+
+    def drop(self, names: Iterable[str]) -> None:
+        """Slots a startd deleted (or whose machine went away)."""
+        for name in names:
+            self.slot_by_name.pop(name, None)
+            self.sequence.pop(name, None)
+            self._changed(name)
+
+    def touch(self, names: Iterable[str]) -> None:
+        """Slots a startd changed in place."""
+        for name in names:
+            self._changed(name)
 
     def _vacate(self, name: str) -> None:
         job = self.job_by_id[name]

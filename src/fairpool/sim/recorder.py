@@ -3,8 +3,9 @@ submitters and groups taken at regular times. summary.py and outputs.py read the
 
 Core-hours are counted once per run of a job: a completed run adds its run time times
 its cores (goodput); a preempted run adds what it had done to badput; a run still going
-at the end adds what it has done so far. So a trace replayed to the end delivers exactly
-the core-hours the trace records, and preemptions show up as badput on top.
+at the end adds what it has done so far; time a run spends suspended by its startd is
+not run time (it is counted as ``suspended_seconds``). So a trace replayed to the end
+delivers exactly the core-hours the trace records, and preemptions show up as badput.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class JobRecord:
     running_since: float | None = None
     good_seconds: float = 0.0  # core-seconds of the completed run
     bad_seconds: float = 0.0  # core-seconds of preempted runs
+    paused: float = 0.0  # seconds the current run has been suspended (startd SUSPEND)
+    paused_since: float | None = None
 
     def wait(self) -> float | None:
         return None if self.start is None else self.start - self.submit
@@ -65,6 +68,9 @@ class Recorder:
     capacity_seconds: float = 0.0  # core-seconds the pool offered
     cycles: int = 0
     cycles_run: int = 0  # cycles in which run_cycle ran (the rest were shortcuts)
+    evictions: int = 0  # runs ended by a startd's policy (PREEMPT, owner back, ...)
+    suspensions: int = 0
+    suspended_seconds: float = 0.0  # core-seconds jobs spent suspended
     _capacity: float = 0.0
     _capacity_since: float = 0.0
 
@@ -80,26 +86,48 @@ class Recorder:
 
     def vacated(self, job: str, now: float) -> None:
         record = self.jobs[job]
-        if record.running_since is not None:
-            record.bad_seconds += (now - self.start - record.running_since) * record.cpus
+        record.bad_seconds += self._run_seconds(record, now) * record.cpus
         record.running_since = None
         record.preemptions += 1
 
     def completed(self, job: str, now: float) -> None:
         record = self.jobs[job]
+        record.good_seconds += self._run_seconds(record, now) * record.cpus
         record.end = now - self.start
-        if record.running_since is not None:
-            record.good_seconds += (record.end - record.running_since) * record.cpus
         record.running_since = None
 
     def removed(self, job: str, now: float) -> None:
         """condor_rm: a running job's work so far is lost."""
         record = self.jobs[job]
-        if record.running_since is not None:
-            record.bad_seconds += (now - self.start - record.running_since) * record.cpus
+        record.bad_seconds += self._run_seconds(record, now) * record.cpus
         record.running_since = None
         record.end = now - self.start
         record.removed = True
+
+    def suspended(self, job: str, now: float) -> None:
+        """The job's startd suspended it (SUSPEND): its run time stops."""
+        record = self.jobs[job]
+        if record.running_since is not None and record.paused_since is None:
+            record.paused_since = now - self.start
+            self.suspensions += 1
+
+    def resumed(self, job: str, now: float) -> None:
+        """The job runs again (CONTINUE)."""
+        record = self.jobs[job]
+        if record.paused_since is not None:
+            record.paused += now - self.start - record.paused_since
+            record.paused_since = None
+
+    def _run_seconds(self, record: JobRecord, now: float) -> float:
+        """Seconds the current run has run by ``now`` (suspensions excluded); the run's
+        suspended time goes to ``suspended_seconds`` and the run's bookkeeping is reset."""
+        if record.running_since is None:
+            return 0.0
+        self.resumed(record.id, now)
+        self.suspended_seconds += record.paused * record.cpus
+        run = now - self.start - record.running_since - record.paused
+        record.paused = 0.0
+        return run
 
     def capacity(self, now: float, cores: float) -> None:
         """The pool's cores change at ``now`` (machines added or removed)."""
@@ -109,8 +137,7 @@ class Recorder:
     def finish(self, now: float) -> None:
         """Close the books at the end: running jobs count what they have done so far."""
         self.capacity(now, self._capacity)
-        end = now - self.start
         for record in self.jobs.values():
             if record.running_since is not None:
-                record.good_seconds += (end - record.running_since) * record.cpus
+                record.good_seconds += self._run_seconds(record, now) * record.cpus
                 record.running_since = None

@@ -10,9 +10,10 @@ they were scheduled, so scenario events and completions at a cycle's time come b
 What happens to a job: it is submitted (idle); a cycle matches it and ``Pool.apply`` starts
 it; it completes ``runtime`` seconds later and its slot is released at once (no claim
 reuse: every job goes through the negotiator). A preempted job goes back to idle and
-starts again from the beginning (no checkpoints). Machines are dedicated: the startd
-policy (START, SUSPEND, PREEMPT on owner activity) is not simulated; machines are always
-willing, as a dedicated pool's are.
+starts again from the beginning (no checkpoints). Machines whose startd policy can do
+anything a dedicated machine does not (startd_policy.py) run it: each is a ``Startd``
+on the heap (startds.py), which may suspend, evict or refuse jobs; the others are always
+willing, as a dedicated pool's machines are.
 """
 
 from __future__ import annotations
@@ -21,20 +22,23 @@ from collections import Counter
 from collections.abc import Callable, Generator
 
 from ..accounting.accountant import Accountant, Usage
-from ..classad import Expr
+from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
 from ..errors import ScenarioError
 from ..negotiator.submitters import job_id
 from ..runtime.env import Environment
+from ..startd import MachineInputs, Startd
 from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
 from .events import apply_event
 from .machines import MachineSpec, machine_slots
 from .negotiation import group_assigner, negotiate
-from .pool import Pool
+from .pool import Pool, Started
 from .recorder import Recorder
 from .sampling import take_sample
 from .scenario import Scenario, Settings
 from .shortcuts import preemption_possible, ranks_vary
+from .startd_policy import EPOCH_WEEKDAY, table_policy
+from .startds import Startds
 from .workload import JobSpec, TraceSpec
 
 __all__ = ["Simulation", "simulate"]
@@ -72,6 +76,7 @@ class Simulation:
         self.made: Counter[str] = Counter()  # machines (per table) and submissions (per source)
         self.ranked = False
         self._cores: float | None = None  # cores(), until machines change
+        self.startds = Startds(self.pool, self.env, self._report, self._suspended, self._resumed)
 
     # -- running ----------------------------------------------------------------------
     def run(self) -> Simulation:
@@ -202,12 +207,42 @@ class Simulation:
         self.env.schedule(self.runtime[name], lambda: self._complete(name, token))
 
     def _complete(self, name: str, token: object) -> None:
-        ad = self.pool.job_by_id.get(name)
-        if ad is None or ad.eval("JobStatus") != RUNNING or ad.eval("NumJobStarts") != token:
+        if not self._still_running(name, token):
             return  # preempted (or removed) since: this run never finished
+        slot = self.pool.job_by_id[name].eval("RemoteHost")
+        if self.pool.driven(slot):
+            run = self.startds.run_time(slot)  # its startd brought up to now first
+            if not self._still_running(name, token) or run is None:
+                return  # evicted meanwhile, or suspended (resuming reschedules the end)
+            if self.runtime[name] - run >= 1:
+                self.env.schedule(self.runtime[name] - run, lambda: self._complete(name, token))
+                return
         self.pool.finish(name)
         self.recorder.completed(name, self.env.now)
         del self.runtime[name]
+
+    def _still_running(self, name: str, token: object) -> bool:
+        ad = self.pool.job_by_id.get(name)
+        if ad is None or ad.eval("JobStatus") != RUNNING:
+            return False
+        return ad.eval("NumJobStarts") == token
+
+    def _report(self, started: list[Started]) -> None:
+        """What a driven machine's startd did outside a cycle (sim/startds.py)."""
+        now = self.env.now
+        self._drain_vacated(now)
+        for start in started:
+            self._started(start.job, now)
+
+    def _suspended(self, name: str) -> None:
+        self.recorder.suspended(name, self.env.now)
+
+    def _resumed(self, name: str, run: int) -> None:
+        """A suspended job runs again: its end is due when its run time is reached."""
+        self.recorder.resumed(name, self.env.now)
+        token = self.pool.job_by_id[name].eval("NumJobStarts")
+        left = max(self.runtime[name] - run, 0.0)
+        self.env.schedule(left, lambda: self._complete(name, token))
 
     def _drain_vacated(self, now: float) -> None:
         for name, _ in self.pool.vacated:
@@ -239,10 +274,30 @@ class Simulation:
             raise ScenarioError(
                 f"slot {clash} already exists", self.scenario.source, key=spec.label
             )
-        self.pool.add_slots(slots)
+        if spec.driven or self.scenario.simulation.startd == "always":
+            slots = self._start_startds(spec, slots)
+        else:
+            self.pool.add_slots(slots)
         self._cores = None
         self.ranked = self.ranked or ranks_vary(slots)
         self.recorder.capacity(self.env.now, self.cores())
+
+    def _start_startds(self, spec: MachineSpec, slots: list[ClassAd]) -> list[ClassAd]:
+        """One startd per machine of ``spec``; the slot ads they publish."""
+        now = int(self.env.now // 1)
+        if spec.activity is not None:
+            inputs = spec.activity.on_clock(now, int(self.end))
+        else:
+            inputs = MachineInputs(day0=EPOCH_WEEKDAY)
+        policy = spec.policy or table_policy(self.settings.knobs, None)
+        hosts: dict[str, list[ClassAd]] = {}
+        for slot in slots:
+            hosts.setdefault(slot.eval("Machine"), []).append(slot)
+        published = []
+        for host, ads in hosts.items():
+            self.startds.add(host, Startd(policy, ads, inputs, start=now))
+            published.extend(self.pool.slot_by_name[n] for n in self.startds.names[host])
+        return published
 
     def remove_machines(self, constraint: Expr | None, count: int | None) -> None:
         now = self.env.now
@@ -253,6 +308,8 @@ class Simulation:
             if constraint is None or satisfied(evaluate(constraint, slot, now=now)):
                 hosts[slot.eval("Machine")] = None
         chosen = set(list(hosts)[-count:] if count else hosts)
+        for host in chosen & set(self.startds.machines):
+            self.startds.forget(host)
         names = [
             name
             for name, slot in self.pool.slot_by_name.items()

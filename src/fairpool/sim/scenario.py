@@ -1,7 +1,7 @@
 """A simulation scenario: a TOML file read into checked values before anything runs.
 
 Tables: ``[simulation]`` (start, duration, negotiator_interval, seed, sample_interval,
-shortcuts), ``[config]`` (HTCondor configuration: ``text`` or ``file``), ``[[machines]]``,
+shortcuts, startd), ``[config]`` (HTCondor configuration: ``text`` or ``file``), ``[[machines]]``,
 ``[[jobs]]``, ``[[traces]]`` and ``[[events]]`` (see machines.py, workload.py, events.py).
 Files are named relative to the scenario file. Every problem is one ``ScenarioError``
 naming the file and the key (or a ``ConfigError`` naming the knob), raised by
@@ -36,6 +36,7 @@ _SIMULATION = (
     "seed",
     "sample_interval",
     "shortcuts",
+    "startd",
 )
 DEFAULT_START = "2024-01-01T00:00:00Z"  # a real epoch: the accountant treats 0 as "never"
 
@@ -50,6 +51,7 @@ class Simulation:
     seed: int = 0
     sample_interval: float = 600.0
     shortcuts: bool = True
+    startd: str = "auto"  # "always": run the startd policy on every machine
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,9 @@ def _simulation(table: Table) -> Simulation:
     shortcuts = table.get("shortcuts", True)
     if not isinstance(shortcuts, bool):
         raise table.fail("shortcuts")(f"expected true or false, not {shortcuts!r}")
+    startd = table.get("startd", "auto")
+    if startd not in ("auto", "always"):
+        raise table.fail("startd")(f'expected "auto" or "always", not {startd!r}')
     return Simulation(
         start=parse_epoch(table.get("start", DEFAULT_START), table.fail("start")),
         duration=table.duration("duration", allow_zero=False),
@@ -119,6 +124,7 @@ def _simulation(table: Table) -> Simulation:
         seed=seed,
         sample_interval=table.duration("sample_interval", 600.0, allow_zero=False),
         shortcuts=shortcuts,
+        startd=startd,
     )
 
 

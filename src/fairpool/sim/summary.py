@@ -77,6 +77,12 @@ def summarize(sim: Simulation) -> dict[str, Any]:
             "jain_fairness_index": jain_index(ratios),
             "cycles": recorder.cycles,
             "cycles_negotiated": recorder.cycles_run,
+            "startd": {
+                "machines": len(sim.startds.machines),
+                "evictions": sim.startds.evictions,
+                "suspensions": recorder.suspensions,
+                "suspended_core_hours": recorder.suspended_seconds / 3600,
+            },
         },
         "submitters": submitters,
         "groups": groups,

@@ -15,6 +15,9 @@ suffixes too), a percentage (``50%``), a fraction (``1/4``) or ``auto``; or one 
 or percentage for every resource. Resources a type leaves out are ``auto``: an even share of
 what the typed slots leave, as HTCondor does; an empty ``SLOT_TYPE_<N>`` is all ``auto``.
 
+A partitionable slot's ``Requirements`` is ``START && WithinResourceLimits``, as the
+startd publishes it (spec startd.md §5, §11), except under a consumption policy.
+
 ``START``, ``RANK`` and ``SLOT_WEIGHT`` are taken from the configuration files; where the
 files do not set them, HTCondor's built-in defaults apply (``TRUE``, ``0``, ``Cpus``), not
 the seed's desktop policy that fairpool's parameter table gives the startd: the machines a
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from ..classad import ClassAd, Expr
 from ..config.knob_values import KnobSource as Knobs
 from ..config.knob_values import knob_error, knob_expr
+from .slot import WITHIN_RESOURCE_LIMITS
 
 __all__ = ["Knobs", "machine_ads"]
 
@@ -203,7 +207,10 @@ def _slot_ad(
     ad["SlotWeight"] = _policy(knobs, "SLOT_WEIGHT", "Cpus")
     if slot_type.partitionable:
         ad["NumDynamicSlots"] = 0
-        if _flag(knobs, "CONSUMPTION_POLICY"):
+        if not _flag(knobs, "CONSUMPTION_POLICY"):
+            ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
+            ad["Requirements"] = Expr("START && WithinResourceLimits")
+        else:
             ad["MachineResources"] = " ".join(RESOURCES)
             for resource in RESOURCES:
                 expr = knobs.get(f"CONSUMPTION_{resource.upper()}")

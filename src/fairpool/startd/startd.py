@@ -102,7 +102,7 @@ class Startd(DrainMixin):
 
     def advance(self, t: int) -> None:
         """Run every timer and evaluation pass due up to and including ``t``."""
-        while (moment := self._next_moment()) <= t:
+        while (moment := self.next_moment()) <= t:
             self._sample(moment)
             self._fire_timers(moment)
             if self._pass_due(moment):
@@ -111,7 +111,9 @@ class Startd(DrainMixin):
         self._cursor = max(self._cursor, t)
         self._sample(max(t, self.now))
 
-    def _next_moment(self) -> int:
+    def next_moment(self) -> int:
+        """When the next timer or evaluation pass is due (a caller on an event heap wakes the
+        startd then; nothing changes in between unless an event arrives)."""
         if self._cursor < self.start:
             return self.start
         after = self._cursor + 1
