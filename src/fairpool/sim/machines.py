@@ -5,9 +5,9 @@ static or partitionable) or, without ``ad``, the slots the ``[config]`` startd k
 machine (``NUM_CPUS``, ``SLOT_TYPE_<N>``, ...; ``fairpool.startd.layout``). ``name`` is the
 machines' host-name pattern, ``{n}`` numbering them from 1 (default ``m<table>-{n}``); a
 slot is named ``slot<SlotID>@<host>``. What an ad leaves out of the bookkeeping attributes
-(``MyType``, ``State``, ``Activity``, ``SlotID``, ``Requirements = START``, and for a
-partitionable slot ``START && WithinResourceLimits``) is filled in as
-a startd would publish it; resources and platform (``Cpus``, ``Memory``, ``Arch``, ...) are
+(``MyType``, ``State``, ``Activity``, ``SlotID``, ``Rank = 0``, ``Requirements = START``,
+for a partitionable slot ``START && WithinResourceLimits``) is filled in as a startd would
+publish it; resources and platform (``Cpus``, ``Memory``, ``Arch``, ...) are
 the scenario's to give.
 
 Each table also carries its startd policy and owner activity (``activity``,
@@ -105,7 +105,7 @@ def _published(template: ClassAd, number: int) -> tuple[int, ClassAd]:
     ad = template.copy()
     slot_id = ad.eval("SlotID") if "SlotID" in ad else number
     slot_id = slot_id if type(slot_id) is int else number
-    defaults = {"MyType": "Machine", "State": "Unclaimed", "Activity": "Idle"}
+    defaults = {"MyType": "Machine", "State": "Unclaimed", "Activity": "Idle", "Rank": 0}
     for key, value in defaults.items():
         if key not in ad:
             ad[key] = value

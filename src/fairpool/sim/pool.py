@@ -193,6 +193,7 @@ class Pool:
     def _release(self, slot_name: str) -> None:
         del self.job_on_slot[slot_name]
         if self.driven(slot_name):
+            self.slot_by_name[slot_name].pop("TotalJobRunTime", None)
             self.startds.release(slot_name)  # the job is gone: its starter exits
             return
         slot = self.slot_by_name[slot_name]
@@ -313,7 +314,9 @@ class Pool:
 
     def run(self, slot_name: str, job: ClassAd, submitter: str, now: float) -> Started:
         """The job runs on the slot its startd claimed and activated for it."""
-        self._show_holder(self.slot_by_name[slot_name], job, submitter, now)
+        slot = self.slot_by_name[slot_name]
+        slot["TotalJobRunTime"] = 0  # the schedd's figure, not the startd's
+        self._show_holder(slot, job, submitter, now)
         self._begin(slot_name, job, now)
         return Started(job_id(job), slot_name)
 
@@ -352,6 +355,7 @@ class Pool:
         """The job on the slot stops (its startd evicted it) and goes back to idle."""
         name = self.job_on_slot.pop(slot_name)
         self._vacate(name)
+        self.slot_by_name[slot_name].pop("TotalJobRunTime", None)
         self._changed(slot_name)
         return name
 

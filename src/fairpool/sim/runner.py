@@ -308,8 +308,9 @@ class Simulation:
             if constraint is None or satisfied(evaluate(constraint, slot, now=now)):
                 hosts[slot.eval("Machine")] = None
         chosen = set(list(hosts)[-count:] if count else hosts)
-        for host in chosen & set(self.startds.machines):
-            self.startds.forget(host)
+        for host in hosts:  # in collector order, not a set's
+            if host in chosen and host in self.startds.machines:
+                self.startds.forget(host)
         names = [
             name
             for name, slot in self.pool.slot_by_name.items()

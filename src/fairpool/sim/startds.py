@@ -61,7 +61,7 @@ class Startds:
         self.names: dict[str, list[str]] = {}  # machine -> its slots, as the pool has them
         self.waiting: dict[str, tuple[str, str]] = {}  # slot -> (job, submitter) waiting
         self.suspended: set[str] = set()  # slots whose job is suspended
-        self.evictions = 0
+        self.evictions = 0  # runs ended by the policy (not for a preempting claim)
         self._wake: dict[str, Event] = {}
 
     def now(self) -> int:
@@ -207,7 +207,8 @@ class Startds:
     def _evict(self, name: str) -> None:
         self.pool.evict(name)
         self.suspended.discard(name)
-        self.evictions += 1
+        if name not in self.waiting:
+            self.evictions += 1
 
     def _unwait(self, name: str) -> None:
         waiting = self.waiting.pop(name, None)

@@ -79,7 +79,7 @@ def summarize(sim: Simulation) -> dict[str, Any]:
             "cycles_negotiated": recorder.cycles_run,
             "startd": {
                 "machines": len(sim.startds.machines),
-                "evictions": sim.startds.evictions,
+                "policy_evictions": sim.startds.evictions,
                 "suspensions": recorder.suspensions,
                 "suspended_core_hours": recorder.suspended_seconds / 3600,
             },

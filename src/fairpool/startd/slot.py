@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..classad import ClassAd, Expr
+from ..classad.ad import to_python
+from ..classad.scope import NOT_CONST
 from .claim import Claim
 from .states import Activity, State
 
@@ -41,7 +43,12 @@ def publish(ad: ClassAd, values: Mapping[str, object]) -> None:
     """Set plain values in ``ad``, skipping those it already holds (a pass republishes the
     same measurements many times; rebuilding an unchanged attribute is the cost)."""
     for name, value in values.items():
-        if name not in ad or type(old := ad[name]) is not type(value) or old != value:
+        try:
+            const = ad.lookup(name).const
+        except KeyError:
+            ad[name] = value
+            continue
+        if const is NOT_CONST or type(old := to_python(const)) is not type(value) or old != value:
             ad[name] = value
 
 

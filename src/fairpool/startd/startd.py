@@ -102,14 +102,17 @@ class Startd(DrainMixin):
 
     def advance(self, t: int) -> None:
         """Run every timer and evaluation pass due up to and including ``t``."""
+        sampled = None
         while (moment := self.next_moment()) <= t:
             self._sample(moment)
+            sampled = moment
             self._fire_timers(moment)
             if self._pass_due(moment):
                 self._pass(moment)
             self._cursor = moment
         self._cursor = max(self._cursor, t)
-        self._sample(max(t, self.now))
+        if max(t, self.now) != sampled:  # a pass does not change the measurements
+            self._sample(max(t, self.now))
 
     def next_moment(self) -> int:
         """When the next timer or evaluation pass is due (a caller on an event heap wakes the
