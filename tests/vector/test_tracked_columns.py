@@ -43,3 +43,20 @@ def test_tracked_sync_equals_a_full_compare(steps):
             assert np.array_equal(a.cells.tag, b.cells.tag)
             assert np.array_equal(a.cells.i, b.cells.i)
             assert np.array_equal(a.present, b.present)
+
+
+def test_columns_follow_a_pool_that_was_empty_for_a_cycle():
+    """A cycle can read no slot at all (every one standing); the next reads some again."""
+    first = make_slot(NAMES[0]).build()
+    cols = SlotColumns([first])
+    cols.column("memory")
+    cols.sync([])
+    assert len(cols.column("memory").present) == 0
+    again = make_slot(NAMES[1]).build()
+    again["Memory"] = 4096
+    cols.sync([first, again])
+    fresh = SlotColumns([first, again]).column("memory")
+    column = cols.column("memory")
+    assert np.array_equal(column.cells.i, fresh.cells.i)
+    assert np.array_equal(column.present, fresh.present)
+    assert column.cells.i.tolist() == [first["Memory"], 4096]

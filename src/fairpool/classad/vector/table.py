@@ -73,6 +73,13 @@ class Column:
         """Rows in a new order: row k takes the cells of old row ``old_rows[k]`` (-1: a
         new row, encoded as absent until ``update`` gives it its expression)."""
         kept = old_rows >= 0
+        if not len(self.present):  # no rows before (a cycle with no slot to read)
+            n = len(old_rows)
+            self.cells = Vec(np.full(n, U, np.int8), np.zeros(n, np.int64), np.zeros(n), None)
+            self.present = np.zeros(n, bool)
+            self.group = np.full(n, -1, np.int32)
+            self.exprs = np.full(n, None, object)
+            return
         source = np.where(kept, old_rows, 0)
         cells = self.cells
         tag = np.where(kept, cells.tag[source], U).astype(np.int8)
