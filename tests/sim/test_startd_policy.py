@@ -318,3 +318,30 @@ def test_driven_runs_are_the_same_across_processes(write_scenario, helpers, tmp_
     summary = json.loads(outputs[0]["summary.json"])
     assert summary["pool"]["startd"]["machines"] == 5
     assert summary["pool"]["startd"]["suspensions"] > 0
+
+
+def test_shortcuts_change_nothing_on_driven_machines(write_scenario, helpers, tmp_path):
+    folder = write_scenario("", "unused.toml").parent
+    (folder / "owner.csv").write_text(
+        "time,event,value\n02:00,keyboard,busy\n03:30,keyboard,idle\n"
+    )
+    text = '[simulation]\nduration = "8h"\nseed = 4\n'
+    text += f'[config]\ntext = """{DESKTOP}"""\n'
+    text += helpers.machines(4).replace(
+        'name = "node{n:03d}"\n', 'name = "d{n}"\nactivity = "owner.csv"\n'
+    )
+    text += helpers.machines(2)
+    text += helpers.jobs("ann", '{ distribution = "exponential", mean = "50m" }', "keep_idle = 4")
+    scenario = load_scenario(write_scenario(text))
+    plain = dataclasses.replace(
+        scenario, simulation=dataclasses.replace(scenario.simulation, shortcuts=False)
+    )
+    for name, variant in (("fast", scenario), ("plain", plain)):
+        run = simulate(variant)
+        summary = summarize(run)
+        summary["pool"].pop("cycles_negotiated")
+        write_outputs(tmp_path / name, run.recorder, summary)
+    for file in ("summary.json", "timeseries.csv", "jobs.csv"):
+        assert (tmp_path / "fast" / file).read_bytes() == (tmp_path / "plain" / file).read_bytes()
+    pool = json.loads((tmp_path / "fast" / "summary.json").read_text())["pool"]
+    assert pool["startd"]["suspensions"] > 0 and pool["startd"]["policy_evictions"] > 0

@@ -370,10 +370,6 @@ class Pool:
         if job is not None and job.eval("JobStatus") == IDLE:
             self.idle[name] = job
 
-    def place(self, slots: Iterable[ClassAd]) -> None:
-        """Slots a startd added (dynamic slots it carved)."""
-        self.add_slots(slots)
-
     def drop(self, names: Iterable[str]) -> None:
         """Slots a startd deleted (or whose machine went away)."""
         for name in names:

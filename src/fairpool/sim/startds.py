@@ -131,13 +131,14 @@ class Startds:
         self.report(self._settle(host))
 
     def run_time(self, slot: str) -> int | None:
-        """Seconds the job on ``slot`` has run (suspensions excluded), brought up to now;
-        None when it is suspended now or has left the slot."""
+        """Seconds the job on ``slot`` has run (suspensions excluded), with its startd
+        brought up to now (the passes before now: an event comes before the pass of its
+        second); None when the job is suspended or has left the slot."""
         host = self.host.get(slot)
         if host is None:
             return None
         startd = self.machines[host]
-        startd.advance(self.now())
+        startd.advance(self.now() - 1)  # an event at t comes before the pass of t
         self.report(self._settle(host))
         claim = startd.slots[slot].claim if slot in startd.slots else None
         if slot in self.suspended or claim is None or claim.job is None:
@@ -236,7 +237,7 @@ class Startds:
             del self.host[name]
         self.pool.drop(gone)
         current = list(startd.slots)
-        self.pool.place([startd.slots[n].ad for n in current if n not in self.host])
+        self.pool.add_slots([startd.slots[n].ad for n in current if n not in self.host])
         self.pool.touch([n for n in current if n in self.host])
         for name in current:
             self.host[name] = host
