@@ -8,15 +8,18 @@ bench:
 	.venv/bin/python benchmarks/classad.py
 	.venv/bin/python benchmarks/lcg_replay.py --max-jobs 3000
 	.venv/bin/python benchmarks/simulate.py --slots 1000 --jobs 2000 --days 0.25
+	.venv/bin/python benchmarks/startd_policy.py --machines 20 --hours 6
 
 # full-size benchmarks: the scaling curve (~15 min), the 100k-slot headline (~3 min),
-# the whole LCG trace (~30 min at 5-minute cycles, ~1.5 h at 60 s) and the 30-day 10,000-slot simulation (hours today)
+# the whole LCG trace (~3 min at 5-minute cycles, longer at 60 s), the 30-day 10,000-slot
+# simulation (~8 min) and 100 machines running their startd policy for a day (~2.5 min)
 bench-large:
 	.venv/bin/python benchmarks/negotiation_cycle.py
 	.venv/bin/python benchmarks/negotiation_cycle.py --headline
 	.venv/bin/python benchmarks/lcg_replay.py --interval 300
 	.venv/bin/python benchmarks/lcg_replay.py
 	.venv/bin/python benchmarks/simulate.py
+	.venv/bin/python benchmarks/startd_policy.py
 
 lint:
 	.venv/bin/ruff check src tests benchmarks
