@@ -13,13 +13,15 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fairpool.classad import ClassAd
 from fairpool.config import parse_config_text
 from fairpool.errors import ScenarioError
 from fairpool.sim.outputs import write_outputs
 from fairpool.sim.runner import simulate
-from fairpool.sim.scenario import load_scenario
+from fairpool.sim.scenario import load_scenario, parse_scenario
 from fairpool.sim.startd_policy import driven, table_policy
 from fairpool.sim.summary import summarize
 
@@ -345,3 +347,64 @@ def test_shortcuts_change_nothing_on_driven_machines(write_scenario, helpers, tm
         assert (tmp_path / "fast" / file).read_bytes() == (tmp_path / "plain" / file).read_bytes()
     pool = json.loads((tmp_path / "fast" / "summary.json").read_text())["pool"]
     assert pool["startd"]["suspensions"] > 0 and pool["startd"]["policy_evictions"] > 0
+
+
+SCENARIOS = st.fixed_dictionaries(
+    {
+        "static": st.integers(1, 5),
+        "pslots": st.integers(0, 2),
+        "pslot_cpus": st.integers(2, 4),
+        "users": st.lists(
+            st.tuples(st.integers(1, 6), st.integers(1, 2), st.sampled_from([0, 1, 2])),
+            min_size=1,
+            max_size=3,
+        ),
+        "config": st.sampled_from([*sorted(CONFIGS), "default"]),
+        "interval": st.sampled_from([60, 120, 300]),
+        "removal": st.one_of(st.none(), st.integers(1, 3)),
+        "seed": st.integers(0, 1000),
+    }
+)
+
+
+def _random_scenario(helpers, draw: dict) -> str:
+    config = CONFIGS.get(draw["config"], "DEFAULT_PRIO_FACTOR = 1")
+    text = f'[simulation]\nduration = "3h"\nseed = {draw["seed"]}\n'
+    text += f'negotiator_interval = {draw["interval"]}\nsample_interval = "30m"\n'
+    text += f'[config]\ntext = """{config}"""\n' + helpers.machines(draw["static"])
+    if draw["pslots"]:
+        pslot = PSLOT.replace("Cpus = 4", f"Cpus = {draw['pslot_cpus']}")
+        text += helpers.machines(draw["pslots"], pslot, "big{n}")
+    groups = ("accounting_group = group_a\n", "accounting_group = group_b\n", "")
+    for number, (idle, cpus, group) in enumerate(draw["users"]):
+        runtime = '{ distribution = "uniform", low = "5m", high = "50m" }'
+        submit = f"request_cpus = {cpus}\n{groups[group]}"
+        text += helpers.jobs(f"u{number}", runtime, f'at = "{number}h"\nkeep_idle = {idle}', submit)
+    if draw["removal"]:
+        text += f'[[events]]\nat = "90m"\naction = "remove_machines"\ncount = {draw["removal"]}\n'
+    return text
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(draw=SCENARIOS)
+def test_random_dedicated_pools_agree_with_their_startds(helpers, draw):
+    scenario = parse_scenario(_random_scenario(helpers, draw))
+    always = dataclasses.replace(
+        scenario, simulation=dataclasses.replace(scenario.simulation, startd="always")
+    )
+    runs = [simulate(scenario), simulate(always)]
+    records = [
+        [
+            (r.id, r.start, r.end, r.preemptions, r.good_seconds, r.bad_seconds)
+            for r in run.recorder.jobs.values()
+        ]
+        for run in runs
+    ]
+    assert records[0] == records[1]
+    assert runs[0].recorder.samples == runs[1].recorder.samples
+    assert runs[0].recorder.group_samples == runs[1].recorder.group_samples
+    machines = draw["static"] + draw["pslots"]
+    left = machines - min(draw["removal"] or 0, machines)
+    assert (len(runs[0].startds.machines), len(runs[1].startds.machines)) == (0, left)

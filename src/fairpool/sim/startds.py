@@ -65,6 +65,7 @@ class Startds:
         self._wake: dict[str, Event] = {}
 
     def now(self) -> int:
+        """The startds' clock: the simulated time in whole seconds."""
         return int(self.env.now // 1)
 
     # -- machines ---------------------------------------------------------------------
@@ -91,6 +92,7 @@ class Startds:
             wake.cancel()
 
     def drives(self, slot: str) -> bool:
+        """Whether the slot is on a driven machine."""
         return slot in self.host
 
     # -- the schedd's side ------------------------------------------------------------
@@ -102,7 +104,8 @@ class Startds:
             return [] if started is None else [started]
         host = self.host[slot]
         reply = self.machines[host].request_claim(self.now(), job, preempting=True, slot=slot)
-        if reply.accepted and slot not in self.waiting:
+        if reply.accepted:  # it replaces any claim that waited there before
+            self._unwait(slot)
             self.waiting[slot] = (job_id(job), submitter)
             self.pool.hold(job_id(job))
         self.report(self._settle(host))
