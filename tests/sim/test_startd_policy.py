@@ -363,6 +363,7 @@ SCENARIOS = st.fixed_dictionaries(
         "interval": st.sampled_from([60, 120, 300]),
         "removal": st.one_of(st.none(), st.integers(1, 3)),
         "seed": st.integers(0, 1000),
+        "reuse": st.booleans(),
     }
 )
 
@@ -370,6 +371,7 @@ SCENARIOS = st.fixed_dictionaries(
 def _random_scenario(helpers, draw: dict) -> str:
     config = CONFIGS.get(draw["config"], "DEFAULT_PRIO_FACTOR = 1")
     text = f'[simulation]\nduration = "3h"\nseed = {draw["seed"]}\n'
+    text += f"claim_reuse = {str(draw['reuse']).lower()}\n"
     text += f'negotiator_interval = {draw["interval"]}\nsample_interval = "30m"\n'
     text += f'[config]\ntext = """{config}"""\n' + helpers.machines(draw["static"])
     if draw["pslots"]:
@@ -408,3 +410,30 @@ def test_random_dedicated_pools_agree_with_their_startds(helpers, draw):
     machines = draw["static"] + draw["pslots"]
     left = machines - min(draw["removal"] or 0, machines)
     assert (len(runs[0].startds.machines), len(runs[1].startds.machines)) == (0, left)
+
+
+@pytest.mark.parametrize("startd", ["auto", "always"])
+@pytest.mark.parametrize(("reuse", "starts"), [(False, [0, 660, 1320]), (True, [0, 650, 1320])])
+def test_claim_reuse_runs_the_next_job_until_the_worklife_is_over(
+    write_scenario, helpers, startd, reuse, starts
+):
+    text = (
+        f'[simulation]\nduration = "1h"\nstartd = "{startd}"\nclaim_reuse = {str(reuse).lower()}\n'
+    )
+    text += '[config]\ntext = "CLAIM_WORKLIFE = 1200"\n' + helpers.machines(1)
+    text += helpers.jobs("ann", "650", "count = 3")
+    run = simulate(load_scenario(write_scenario(text)))
+    # reused at 650 (the claim is 650 s old); at 1300 it is 1300 s old, past the
+    # worklife: the slot goes back to the negotiator, whose next cycle is at 1320
+    assert [r.start for r in run.recorder.jobs.values()] == starts
+    assert run.pool.reused == (1 if reuse else 0)
+
+
+def test_a_reused_claim_stays_with_its_submitter(write_scenario, helpers):
+    text = '[simulation]\nduration = "1h"\nclaim_reuse = true\n' + helpers.machines(1)
+    text += helpers.jobs("ann", "600", "count = 1") + helpers.jobs("bob", "600", "count = 1")
+    text += helpers.jobs("ann", "600", 'at = "5m"\ncount = 1')
+    run = simulate(load_scenario(write_scenario(text)))
+    ann, bob, ann_again = run.recorder.jobs.values()
+    # bob waits from 0, but ann's claim goes to ann's next job at 600 (MODERN worklife 1200)
+    assert (ann.start, ann_again.start, bob.start) == (0.0, 600.0, 1200.0)

@@ -9,7 +9,10 @@
   still fit are started on the leftovers at once, as far as their concurrency limits allow
   (HTCondor's schedd does not fill leftovers for limited jobs, which then start one per
   cycle); not on slots with a consumption policy, where the negotiator matched each job;
-* a job whose slot is taken by a preempting match goes back to idle.
+* a job whose slot is taken by a preempting match goes back to idle;
+* with ``claim_reuse``, a completed job's claim runs the submitter's next matching idle
+  job at once, as the schedd reuses claims, until ``CLAIM_WORKLIFE`` is over
+  (``complete``).
 
 The simulator also finishes jobs (their slot is released: a static slot goes back to
 Unclaimed/Idle, a dynamic slot gives its resources back to its partitionable slot and
@@ -77,6 +80,10 @@ class Pool:
     ) -> None:
         self.limits = limits or LimitConfig()
         self.claim_leftovers = claim_leftovers  # CLAIM_PARTITIONABLE_LEFTOVERS
+        self.claim_reuse = False  # a finished job's claim runs the submitter's next job
+        self.worklife: dict[str, int | None] = {}  # machine -> CLAIM_WORKLIFE (dedicated)
+        self.claimed_at: dict[str, float] = {}  # slot -> when its claim began (dedicated)
+        self.reused = 0  # jobs started on a reused claim
         self.domain = domain
         self.slot_by_name: dict[str, ClassAd] = {}
         self.sequence: dict[str, int] = {}  # slot -> its place in collector order
@@ -171,6 +178,40 @@ class Pool:
         slot_name = job.eval("RemoteHost")
         if isinstance(slot_name, str) and self.job_on_slot.get(slot_name) == name:
             self._release(slot_name)
+
+    def complete(self, name: str, now: float) -> Started | None:
+        """A job completes. With ``claim_reuse`` (the schedd's), its claim goes on to the
+        same submitter's next idle job that matches the slot and holds the same
+        concurrency limits, while the claim may still take jobs (``CLAIM_WORKLIFE``);
+        otherwise the slot is freed. Returns the job started on the claim, if any."""
+        job = self.job_by_id[name]
+        slot_name = job.eval("RemoteHost")
+        following = self._reusable(slot_name, job, now) if self.claim_reuse else None
+        if following is None:
+            self.finish(name)
+            return None
+        submitter = self.submitter[name]
+        del self.job_on_slot[slot_name]  # the claim stays: finish() leaves the slot alone
+        self.finish(name)
+        if self.driven(slot_name):
+            return self.startds.reuse(slot_name, following, submitter)
+        self.reused += 1
+        return self._start(self.slot_by_name[slot_name], following, submitter, now, False)
+
+    def _reusable(self, slot_name: object, job: ClassAd, now: float) -> ClassAd | None:
+        """The job a finished job's claim would run next, if any (see ``complete``)."""
+        if not isinstance(slot_name, str) or self.job_on_slot.get(slot_name) != job_id(job):
+            return None
+        slot = self.slot_by_name[slot_name]
+        if not self.driven(slot_name):  # a driven machine's startd judges its worklife
+            limit = self.worklife.get(slot.eval("Machine"))
+            if limit is not None and now - self.claimed_at[slot_name] > limit:
+                return None
+        limits = job_limits(job, slot, now)
+        for other in self._idle_jobs_of(self.submitter[job_id(job)]):
+            if job_limits(other, slot, now) == limits and symmetric_match(other, slot, now=now):
+                return other
+        return None
 
     def remove_slots(self, names: Iterable[str]) -> list[str]:
         """Machines go away (a power failure): their jobs go back to idle, lost work and
@@ -292,7 +333,9 @@ class Pool:
         ]
         return [j for _, j in sorted(own, key=lambda pair: pair[0])]
 
-    def _start(self, slot: ClassAd, job: ClassAd, submitter: str, now: float) -> Started:
+    def _start(
+        self, slot: ClassAd, job: ClassAd, submitter: str, now: float, new_claim: bool = True
+    ) -> Started:
         slot_name = slot.eval("Name")
         displaced = self.job_on_slot.get(slot_name)
         if displaced is not None:
@@ -303,10 +346,12 @@ class Pool:
                 "Activity": "Busy",
                 "JobId": job_id(job),
                 "JobStart": int(now),
-                "EnteredCurrentState": int(now),
                 "TotalJobRunTime": 0,
             }
         )
+        if new_claim:
+            slot["EnteredCurrentState"] = int(now)
+            self.claimed_at[slot_name] = now
         self._show_holder(slot, job, submitter, now)
         slot["CurrentRank"] = rank(slot, job, now=now)
         self._begin(slot_name, job, now)

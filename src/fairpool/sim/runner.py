@@ -8,12 +8,13 @@ completion, and the scenario's ``[[events]]``. Events due at the same time run i
 they were scheduled, so scenario events and completions at a cycle's time come before it.
 
 What happens to a job: it is submitted (idle); a cycle matches it and ``Pool.apply`` starts
-it; it completes ``runtime`` seconds later and its slot is released at once (no claim
-reuse: every job goes through the negotiator). A preempted job goes back to idle and
-starts again from the beginning (no checkpoints). Machines whose startd policy can do
-anything a dedicated machine does not (startd_policy.py) run it: each is a ``Startd``
-on the heap (startds.py), which may suspend, evict or refuse jobs; the others are always
-willing, as a dedicated pool's machines are.
+it; it completes ``runtime`` seconds later and its slot is released at once (every job
+goes through the negotiator), or, with ``claim_reuse``, its claim starts the submitter's
+next matching job, as the schedd does, until ``CLAIM_WORKLIFE`` is over. A preempted job
+goes back to idle and starts again from the beginning (no checkpoints). Machines whose
+startd policy can do anything a dedicated machine does not (startd_policy.py) run it:
+each is a ``Startd`` on the heap (startds.py), which may suspend, evict or refuse jobs;
+the others are always willing, as a dedicated pool's machines are.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class Simulation:
         self.end = sim.start + sim.duration
         self.pool = Pool([], [], self.domain, self.settings.params.concurrency)
         self.pool.claim_leftovers = self.settings.claim_leftovers
+        self.pool.claim_reuse = sim.claim_reuse
         self.accountant = Accountant(
             self.settings.policy, assign_group=group_assigner(self.settings.params)
         )
@@ -217,9 +219,11 @@ class Simulation:
             if self.runtime[name] - run >= 1:
                 self.env.schedule(self.runtime[name] - run, lambda: self._complete(name, token))
                 return
-        self.pool.finish(name)
+        following = self.pool.complete(name, self.env.now)
         self.recorder.completed(name, self.env.now)
         del self.runtime[name]
+        if following is not None:  # the schedd reused the claim
+            self._started(following.job, self.env.now)
 
     def _still_running(self, name: str, token: object) -> bool:
         ad = self.pool.job_by_id.get(name)
@@ -277,6 +281,9 @@ class Simulation:
         if spec.driven or self.scenario.simulation.startd == "always":
             slots = self._start_startds(spec, slots)
         else:
+            policy = spec.policy or table_policy(self.settings.knobs, None)
+            for slot in slots:
+                self.pool.worklife[slot.eval("Machine")] = policy.claim_worklife
             self.pool.add_slots(slots)
         self._cores = None
         self.ranked = self.ranked or ranks_vary(slots)

@@ -1,8 +1,9 @@
 """A simulation scenario: a TOML file read into checked values before anything runs.
 
 Tables: ``[simulation]`` (start, duration, negotiator_interval, seed, sample_interval,
-shortcuts, startd), ``[config]`` (HTCondor configuration: ``text`` or ``file``), ``[[machines]]``,
-``[[jobs]]``, ``[[traces]]`` and ``[[events]]`` (see machines.py, workload.py, events.py).
+shortcuts, startd, claim_reuse), ``[config]`` (HTCondor configuration: ``text`` or
+``file``), ``[[machines]]``, ``[[jobs]]``, ``[[traces]]`` and ``[[events]]`` (see
+machines.py, workload.py, events.py).
 Files are named relative to the scenario file. Every problem is one ``ScenarioError``
 naming the file and the key (or a ``ConfigError`` naming the knob), raised by
 ``load_scenario`` so a run never starts on a scenario it would fail on later.
@@ -37,6 +38,7 @@ _SIMULATION = (
     "sample_interval",
     "shortcuts",
     "startd",
+    "claim_reuse",
 )
 DEFAULT_START = "2024-01-01T00:00:00Z"  # a real epoch: the accountant treats 0 as "never"
 
@@ -52,6 +54,7 @@ class Simulation:
     sample_interval: float = 600.0
     shortcuts: bool = True
     startd: str = "auto"  # "always": run the startd policy on every machine
+    claim_reuse: bool = False  # the schedd reuses a finished job's claim (CLAIM_WORKLIFE)
 
 
 @dataclass(frozen=True)
@@ -111,9 +114,10 @@ def parse_scenario(text: str, source: str = "<scenario>", base: Path | None = No
 def _simulation(table: Table) -> Simulation:
     table.allow(_SIMULATION)
     seed = table.integer("seed", 0)
-    shortcuts = table.get("shortcuts", True)
-    if not isinstance(shortcuts, bool):
-        raise table.fail("shortcuts")(f"expected true or false, not {shortcuts!r}")
+    shortcuts, reuse = table.get("shortcuts", True), table.get("claim_reuse", False)
+    for key, value in (("shortcuts", shortcuts), ("claim_reuse", reuse)):
+        if not isinstance(value, bool):
+            raise table.fail(key)(f"expected true or false, not {value!r}")
     startd = table.get("startd", "auto")
     if startd not in ("auto", "always"):
         raise table.fail("startd")(f'expected "auto" or "always", not {startd!r}')
@@ -125,6 +129,7 @@ def _simulation(table: Table) -> Simulation:
         sample_interval=table.duration("sample_interval", 600.0, allow_zero=False),
         shortcuts=shortcuts,
         startd=startd,
+        claim_reuse=reuse,
     )
 
 

@@ -10,7 +10,9 @@ and the starter would:
   of the negotiator's sight as the schedd keeps it, while the startd retires the running
   job (``MaxJobRetirementTime``) and evicts it; then it runs. If the preempting claim
   falls through (the slot's START refuses it), the job is idle again;
-* a job's end (or condor_rm): its starter exits, and the claim is released (no reuse);
+* a job's end (or condor_rm): its starter exits, and the claim is released, unless the
+  scenario has the schedd reuse claims (``claim_reuse``): then the submitter's next job
+  is activated on the same claim while the startd keeps it (``CLAIM_WORKLIFE``);
 * in between, each startd wakes on the heap at its own next timer or evaluation pass
   (every ``UPDATE_INTERVAL``; every ``POLLING_INTERVAL`` while a slot is claimed).
 
@@ -132,6 +134,25 @@ class Startds:
         if startd.slots[slot].job_active:
             startd.starter_exit(self.now(), slot=slot)
         self.report(self._settle(host))
+
+    def reuse(self, slot: str, job: ClassAd, submitter: str) -> Started | None:
+        """The job on ``slot`` completed and the schedd reuses its claim for ``job``: the
+        starter exits, and if the claim is still Claimed/Idle (the startd ends it once
+        CLAIM_WORKLIFE is over) the job is activated on it."""
+        host = self.host[slot]
+        startd = self.machines[host]
+        self.suspended.discard(slot)
+        if startd.slots[slot].job_active:
+            startd.starter_exit(self.now(), slot=slot)
+        target = startd.slots.get(slot)
+        started = None
+        idle = target is not None and target.pair == (State.CLAIMED, Activity.IDLE)
+        if idle and startd.activate(self.now(), job, slot=slot).accepted:
+            self._sync(host)
+            started = self.pool.run(slot, job, submitter, self.env.now)
+            self.pool.reused += 1
+        self.report(self._settle(host))
+        return started
 
     def run_time(self, slot: str) -> int | None:
         """Seconds the job on ``slot`` has run (suspensions excluded), with its startd

@@ -77,6 +77,7 @@ def summarize(sim: Simulation) -> dict[str, Any]:
             "jain_fairness_index": jain_index(ratios),
             "cycles": recorder.cycles,
             "cycles_negotiated": recorder.cycles_run,
+            "claims_reused": sim.pool.reused,
             "startd": {
                 "machines": len(sim.startds.machines),
                 "policy_evictions": sim.startds.evictions,
