@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fairpool.config import Config, load_config, parse_config_text
@@ -114,6 +114,7 @@ def test_metaknobs_expand_as_htcondor(oracle, tmp_path: Path, use: str) -> None:
 
 
 PATHS = ["", "f", "f.e", "/d/f.e", "d/", "/a/b/", "a\\b\\c.x", "/a/b/c", "/x/.y", "a.b/c.d.e"]
+PATHS += ['"/a/b.c"', '"K4"', '"a b', 'a"b"', '"K4"  x']  # quoted paths lose their quotes
 LETTERS = ["p", "d", "n", "x", "f", "q", "b", "pd", "nx", "dn", "px", "pn", "db", "pb", "dx"]
 LETTERS += ["pdnx", "u", "w", "a", "qp", "qnx", "qdb", "dnxb"]
 
@@ -202,7 +203,35 @@ def configurations(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
+STRING_VALUES = [
+    '"a b"',
+    "1+2",
+    '"a" + "b"',
+    '  "x"  ',
+    '"unterminated',
+    "true",
+    "abc",
+    '"q\\"x"',
+    '"a" "b"',
+    '"K2" x',
+    '"3"',
+    "$Fq(K9)",
+    "$Fq(/d/f.e)",
+]
+
+
+@pytest.mark.parametrize("value", STRING_VALUES)
+def test_string_function_reads_a_string_literal(oracle, tmp_path, value) -> None:
+    """$STRING(X) gives the text of a string literal (``"a b"`` -> ``a b``), else X's text."""
+    path = tmp_path / "s.config"
+    path.write_text(f"K1 = {value}\nK0 = $STRING(K1)\nK2 = x $(K2) $STRING(K1)\n")
+    config = load_config(path, env={})
+    assert _differences(oracle, path, config) == {}
+
+
 @given(text=configurations())
+@example(text="K0 = \nK1 = $Fq(K2)\nK0 = \nK0 = $(K0) $STRING(K1)\n")
+@example(text="K3 = $Fq(K4) $(K3) $(K3)\nK0 = \nK0 = $Fnx(K3)\n")
 def test_generated_configurations_expand_as_htcondor(oracle, tmp_path_factory, text) -> None:
     path = tmp_path_factory.mktemp("gen") / "gen.config"
     path.write_text(text)

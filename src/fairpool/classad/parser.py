@@ -72,14 +72,18 @@ def parse_expr(text: str, source: str | None = None) -> Node:
     return node
 
 
-def parse_old_value(text: str, source: str | None = None) -> Node:
+def parse_old_value(text: str, source: str | None = None, *, whole: bool = False) -> Node:
     """Parse the value of an old-syntax ``Name = value`` line.
 
     Old syntax keeps backslashes in strings, does not join adjacent strings, and reads the
-    expression at the start of the text, ignoring anything after it (as HTCondor does).
+    expression at the start of the text, ignoring anything after it (as HTCondor does);
+    ``whole``: the expression must fill the text (HTCondor's ``$STRING`` reads it so).
     """
     parser = _Parser(tokenize(text, source, old_strings=True), text, source)
-    return parser.expression(0)
+    node = parser.expression(0)
+    if whole:
+        parser.expect_end()
+    return node
 
 
 def parse_ad_literal(text: str, source: str | None = None) -> AdLit:

@@ -7,7 +7,9 @@ empty (``d`` before ``p``) to the end of the last chosen one: ``$Fnx`` is ``c.tx
 ``$Fpx`` the whole path, ``$Fdnx`` ``b/c.txt``, and ``$Fpx(f.e)`` is ``.e``; no part letter
 gives the whole path. ``b`` drops the trailing slash when neither ``n`` nor ``x`` is chosen,
 ``q`` puts the result in double quotes, ``u`` turns backslashes into slashes and ``w``
-slashes into backslashes; ``f`` and ``a`` change nothing here. Only ``/`` separates
+slashes into backslashes; ``f`` and ``a`` change nothing here. A path that starts with a
+double quote loses it, and then its closing quote if it ends with one (``$Fnx("/a/b.c")``
+is ``b.c``, ``$Fq("x")`` is ``"x"``); a quote elsewhere stays. Only ``/`` separates
 directories, as in HTCondor on Unix. As HTCondor, ``$Fqp`` of a path with no directory
 gives a single ``"``. Left different, all around quoting an empty part: HTCondor's ``$Fqn``
 of ``d/`` and ``$Fqd`` of an empty path are a single ``"``, and its ``$Fqn(.hidden)`` is
@@ -31,6 +33,8 @@ def _bounds(path: str) -> tuple[int, int, int]:
 def filename_parts(letters: str, path: str) -> str:
     """``$F<letters>(path)``, with ``path`` already expanded."""
     letters = letters.lower()
+    if path.startswith('"'):  # a quoted path: HTCondor drops the quotes first
+        path = path[1:-1] if path.endswith('"') and len(path) > 1 else path[1:]
     last_dir, name_start, ext_start = _bounds(path)
     spans = {
         "d": (last_dir, name_start),

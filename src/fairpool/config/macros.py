@@ -10,8 +10,9 @@ text, given ``lookup`` (a macro's raw text, or None when it is not defined):
 * ``$$(...)`` stays as written: it is for the schedd and the negotiator, not for us.
 * Functions: ``$ENV(X[:default])``, ``$RANDOM_INTEGER(min,max[,step])``,
   ``$RANDOM_CHOICE(a,b,...)``, ``$CHOICE(index,a,b,...)``, ``$INT(X[,fmt])``,
-  ``$REAL(X[,fmt])``, ``$STRING(X)``, ``$SUBSTR(X,start[,length])`` and the file-name
-  forms ``$F<letters>(X)`` (see ``filename_parts``). Their arguments are expanded first; an
+  ``$REAL(X[,fmt])``, ``$STRING(X)`` (the value of X read as a ClassAd expression when it is
+  a string, else X's text), ``$SUBSTR(X,start[,length])`` and the file-name forms
+  ``$F<letters>(X)`` (see ``filename_parts``). Their arguments are expanded first; an
   argument that names a macro stands for the macro's text. ``functions`` adds or replaces
   ``$NAME(...)`` forms; an unknown ``$NAME(...)`` stays as written.
 
@@ -30,6 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..classad import ClassAdSyntaxError, Expr
+from ..classad.parser import parse_old_value
 from ..errors import ConfigError
 from .filenames import filename_parts
 
@@ -190,7 +192,15 @@ def _format(ex: _Expander, fname: str, value: float, fmt: str) -> str:
 
 
 def _string(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
-    return ex.value_of(args.strip(), chain)
+    """The text read as an old-syntax ClassAd expression: its value when that is a string
+    (``"a b"`` -> ``a b``, ``strcat("a","b")`` -> ``ab``; ``"a" "b"`` is not one), else the
+    text as written."""
+    text = ex.value_of(args.strip(), chain)
+    try:
+        value = Expr(parse_old_value(text, whole=True)).eval(now=0) if text.strip() else None
+    except ClassAdSyntaxError:
+        return text
+    return value if isinstance(value, str) else text
 
 
 def _env(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
