@@ -396,13 +396,11 @@ class Pool:
         self.running[self.submitter[job_id(job)]] += 1
         self._changed(slot_name)
 
-    def evict(self, slot_name: str) -> str:
+    def evict(self, slot_name: str) -> None:
         """The job on the slot stops (its startd evicted it) and goes back to idle."""
-        name = self.job_on_slot.pop(slot_name)
-        self._vacate(name)
+        self._vacate(self.job_on_slot.pop(slot_name))
         self.slot_by_name[slot_name].pop("TotalJobRunTime", None)
         self._changed(slot_name)
-        return name
 
     def hold(self, name: str) -> None:
         """A matched job waits for its slot (a preempting claim): not idle for the

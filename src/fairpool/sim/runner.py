@@ -28,7 +28,7 @@ from ..classad.match import evaluate, satisfied
 from ..errors import ScenarioError
 from ..negotiator.submitters import job_id
 from ..runtime.env import Environment
-from ..startd import MachineInputs, Startd
+from ..startd import MachineInputs, Startd, StartdPolicy
 from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
 from .events import apply_event
 from .machines import MachineSpec, machine_slots
@@ -278,10 +278,10 @@ class Simulation:
             raise ScenarioError(
                 f"slot {clash} already exists", self.scenario.source, key=spec.label
             )
+        policy = spec.policy or table_policy(self.settings.knobs, None)
         if spec.driven or self.scenario.simulation.startd == "always":
-            slots = self._start_startds(spec, slots)
+            slots = self._start_startds(spec, slots, policy)
         else:
-            policy = spec.policy or table_policy(self.settings.knobs, None)
             for slot in slots:
                 self.pool.worklife[slot.eval("Machine")] = policy.claim_worklife
             self.pool.add_slots(slots)
@@ -289,14 +289,15 @@ class Simulation:
         self.ranked = self.ranked or ranks_vary(slots)
         self.recorder.capacity(self.env.now, self.cores())
 
-    def _start_startds(self, spec: MachineSpec, slots: list[ClassAd]) -> list[ClassAd]:
+    def _start_startds(
+        self, spec: MachineSpec, slots: list[ClassAd], policy: StartdPolicy
+    ) -> list[ClassAd]:
         """One startd per machine of ``spec``; the slot ads they publish."""
-        now = int(self.env.now // 1)
+        now = self.startds.now()
         if spec.activity is not None:
             inputs = spec.activity.on_clock(now, int(self.end))
         else:
             inputs = MachineInputs(day0=EPOCH_WEEKDAY)
-        policy = spec.policy or table_policy(self.settings.knobs, None)
         hosts: dict[str, list[ClassAd]] = {}
         for slot in slots:
             hosts.setdefault(slot.eval("Machine"), []).append(slot)
