@@ -437,3 +437,20 @@ def test_a_reused_claim_stays_with_its_submitter(write_scenario, helpers):
     ann, bob, ann_again = run.recorder.jobs.values()
     # bob waits from 0, but ann's claim goes to ann's next job at 600 (MODERN worklife 1200)
     assert (ann.start, ann_again.start, bob.start) == (0.0, 600.0, 1200.0)
+
+
+def test_machines_added_later_keep_the_activity_clock_of_the_start(write_scenario, helpers):
+    folder = write_scenario("", "unused.toml").parent
+    (folder / "owner.csv").write_text("time,event,value\n04:00,keyboard,busy\n")
+    text = '[simulation]\nduration = "6h"\nseed = 1\n'
+    text += f'[config]\ntext = """{DESKTOP}"""\n' + helpers.machines(1)
+    text += helpers.jobs("ann", '"10h"', "count = 1") + helpers.jobs("bob", '"3h"', 'at = "3h"')
+    text += '[[events]]\nat = "3h"\naction = "add_machines"\nname = "desk"\n'
+    text += f'activity = "owner.csv"\nad = """{helpers.ad}"""\n'
+    run = simulate(load_scenario(write_scenario(text)))
+    ann, bob = run.recorder.jobs.values()
+    # bob starts on the new desk at 3 h; its owner comes at 04:00 of the run, not 3 h
+    # after the desk joined: suspended at 4 h, evicted 605 s later
+    assert (bob.start, bob.preemptions, bob.bad_seconds) == (10800.0, 1, 3600.0)
+    assert run.recorder.suspended_seconds == pytest.approx(605)
+    assert ann.preemptions == 0

@@ -294,8 +294,9 @@ class Simulation:
     ) -> list[ClassAd]:
         """One startd per machine of ``spec``; the slot ads they publish."""
         now = self.startds.now()
-        if spec.activity is not None:
-            inputs = spec.activity.on_clock(now, int(self.end))
+        if spec.activity is not None:  # its times count from the simulation's start
+            start = int(self.scenario.simulation.start)
+            inputs = spec.activity.on_clock(start, int(self.end))
         else:
             inputs = MachineInputs(day0=EPOCH_WEEKDAY)
         hosts: dict[str, list[ClassAd]] = {}
