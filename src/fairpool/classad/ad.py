@@ -71,9 +71,7 @@ class Expr:
         now: float | None = None,
     ) -> Any:
         """Evaluate with ``scope`` as MY (and ``target`` as TARGET); Python value back."""
-        from .match import evaluate
-
-        return to_python(evaluate(self, scope, target, now=_now(now)))
+        return to_python(_match.evaluate(self, scope, target, now=_now(now)))
 
     def __str__(self) -> str:
         from .unparse import unparse
@@ -128,6 +126,15 @@ class ClassAd(AdBase, MutableMapping):
             self.insert_node(name, node)
 
     # -- mapping protocol -------------------------------------------------------------
+    def get(self, name: str, default: Any = None) -> Any:
+        """``self[name]``, or ``default`` when absent (without raising and catching)."""
+        expr = self._exprs.get(name.lower())
+        if expr is None:
+            return default
+        if expr.const is not NOT_CONST:
+            return to_python(expr.const)
+        return self[name]
+
     def __getitem__(self, name: str) -> Any:
         expr = self._exprs[name.lower()]
         if expr.const is not NOT_CONST:
@@ -186,21 +193,15 @@ class ClassAd(AdBase, MutableMapping):
         expr = self._exprs.get(name.lower())
         if expr is not None and expr.const is not NOT_CONST:
             return to_python(expr.const)  # a literal reads nothing: no evaluation needed
-        from .match import evaluate_attribute
-
-        return to_python(evaluate_attribute(self, name, target, now=_now(now)))
+        return to_python(_match.evaluate_attribute(self, name, target, now=_now(now)))
 
     def matches(self, other: ClassAd, *, now: float | None = None) -> bool:
         """classad2's ``matches``: ``other``'s Requirements hold with MY=other, TARGET=self."""
-        from .match import requirements_met
-
-        return requirements_met(other, self, now=_now(now))
+        return _match.requirements_met(other, self, now=_now(now))
 
     def symmetricMatch(self, other: ClassAd, *, now: float | None = None) -> bool:
         """Both ads' Requirements hold against each other."""
-        from .match import symmetric_match
-
-        return symmetric_match(self, other, now=_now(now))
+        return _match.symmetric_match(self, other, now=_now(now))
 
     symmetric_match = symmetricMatch
 
@@ -372,7 +373,10 @@ def new_state(run: Any, my: ClassAd | None, target: ClassAd | None, now: float) 
         return EvalState(run, now)
     if target is None:
         return EvalState(run, now, ad=my, root=my)
-    from .match import match_scopes
-
-    root, contexts = match_scopes()
+    root, contexts = _match.match_scopes()
     return EvalState(run, now, ad=my, root=root, my=my, target=target, contexts=contexts)
+
+
+# match.py builds on this module, so it is bound last: either may be imported first, and
+# the hot paths (eval, new_state) skip an import statement per call.
+from . import match as _match  # noqa: E402
