@@ -1,11 +1,12 @@
-"""What running the startd policy costs the simulator: one pool and workload, run with
-dedicated machines (the default for a policy that cannot act) and with every machine's
-startd running (``[simulation] startd = "always"``), side by side. The two runs give the
-same results (tests/sim/test_startd_policy.py); the ratio is the price of the state
-machine, which evaluates every claimed slot every POLLING_INTERVAL (5 s).
+"""What running the startd policy costs the simulator: one pool and workload (simulate.py's
+scenario, sized for 30-minute jobs), run with dedicated machines (the default for a policy
+that cannot act) and with every machine's startd running (``[simulation] startd =
+"always"``), side by side. The two runs give the same results
+(tests/sim/test_startd_policy.py); the ratio is the price of the state machine, which
+evaluates every claimed slot every POLLING_INTERVAL (5 s).
 
-Prints both wall times, their ratio, the evaluation passes the startds ran and the cost of
-one. Run: ``python benchmarks/startd_policy.py [--machines M --hours H]``.
+Prints both wall times, their ratio, and the evaluation passes (estimated from the load)
+with the cost of one. Run: ``python benchmarks/startd_policy.py [--machines M --hours H]``.
 """
 
 from __future__ import annotations
@@ -14,28 +15,12 @@ import argparse
 import dataclasses
 import time
 
+from simulate import LOAD, scenario_text
+
 from fairpool.sim.runner import simulate
 from fairpool.sim.scenario import parse_scenario
 
-SLOT = """
-Cpus = 1
-Memory = 2048
-Disk = 100000000
-Arch = "X86_64"
-OpSys = "LINUX"
-HasFileTransfer = true
-"""
-
-
-def scenario_text(machines: int, hours: float) -> str:
-    """Two users keeping ``machines`` one-core machines busy with 30-minute jobs."""
-    text = f'[simulation]\nduration = "{hours}h"\nseed = 1\n'
-    text += f'[[machines]]\ncount = {machines}\nname = "n{{n:04d}}"\nad = """{SLOT}"""\n'
-    for user in ("ann", "bob"):
-        text += f'[[jobs]]\nowner = "{user}"\nkeep_idle = {machines}\n'
-        text += 'runtime = { distribution = "exponential", mean = "30m" }\n'
-        text += 'submit = """\nexecutable = /bin/work\nqueue\n"""\n'
-    return text
+MEAN_RUN = 1800  # seconds: the jobs' mean run time
 
 
 def main() -> None:
@@ -43,7 +28,10 @@ def main() -> None:
     parser.add_argument("--machines", type=int, default=100)
     parser.add_argument("--hours", type=float, default=24.0)
     args = parser.parse_args()
-    scenario = parse_scenario(scenario_text(args.machines, args.hours), "<benchmark>")
+    seconds = args.hours * 3600
+    jobs = round(LOAD * args.machines * seconds / MEAN_RUN)  # simulate.py's workload
+    text = scenario_text(args.machines, jobs, args.hours / 24)
+    scenario = parse_scenario(text, "<benchmark>")
     always = dataclasses.replace(
         scenario, simulation=dataclasses.replace(scenario.simulation, startd="always")
     )
@@ -54,7 +42,7 @@ def main() -> None:
         walls[name] = time.perf_counter() - began
         completed = sum(1 for r in run.recorder.jobs.values() if r.end is not None)
         print(f"{name:>9}: {walls[name]:7.1f} s wall, {completed} jobs completed")
-    passes = args.machines * args.hours * 3600 / 5  # every slot claimed, polled every 5 s
+    passes = LOAD * args.machines * seconds / 5  # claimed slots are polled every 5 s
     extra = walls["startd"] - walls["dedicated"]
     ratio = walls["startd"] / walls["dedicated"]
     print(f"{args.machines} machines, {args.hours:g} h: startd/dedicated = {ratio:.1f}x")

@@ -128,12 +128,7 @@ class ClassAd(AdBase, MutableMapping):
     # -- mapping protocol -------------------------------------------------------------
     def get(self, name: str, default: Any = None) -> Any:
         """``self[name]``, or ``default`` when absent (without raising and catching)."""
-        expr = self._exprs.get(name.lower())
-        if expr is None:
-            return default
-        if expr.const is not NOT_CONST:
-            return to_python(expr.const)
-        return self[name]
+        return self[name] if name.lower() in self._exprs else default
 
     def __getitem__(self, name: str) -> Any:
         expr = self._exprs[name.lower()]

@@ -34,10 +34,10 @@ from .nodes import (
 )
 from .scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES
 
-__all__ = ["own_only"]
+__all__ = ["CLOCK_FUNCTIONS", "own_only"]
 
 _PLAIN = (Literal, Paren, Binary, Unary, Cond, Elvis, Call, ListLit)
-_CLOCK = frozenset({"time", "abstime", "formattime", "daytime"})  # pure apart from the clock
+CLOCK_FUNCTIONS = frozenset({"time", "abstime", "formattime", "daytime"})  # pure but the clock
 
 
 def own_only(node: Node, ad: ClassAd, *, other: bool, clock: bool) -> bool:
@@ -56,7 +56,7 @@ def _walk(node: Node, ad: ClassAd, other: bool, clock: bool, seen: set[int]) -> 
         spec = FUNCTIONS.get(node.lname)
         if spec is None:
             return False
-        if node.lname in _CLOCK:
+        if node.lname in CLOCK_FUNCTIONS:
             if clock:
                 return False
         elif not (node.lname == "ifthenelse" or (spec.pure and not spec.lazy)):

@@ -17,7 +17,7 @@ from ..classad import ClassAd
 from ..classad.match import evaluate
 from ..classad.scope import NOT_CONST
 
-__all__ = ["consumption_of", "deduct", "requesting", "sufficient"]
+__all__ = ["consumption_of", "deduct", "has_policy", "requesting", "sufficient"]
 
 _PREFIX = "Consumption"
 
@@ -25,18 +25,26 @@ _PREFIX = "Consumption"
 def consumption_of(slot: ClassAd, job: ClassAd, now: float) -> dict[str, float] | None:
     """What ``job`` would consume of each resource of a consumption-policy slot (None for
     a slot without one)."""
+    amounts = {}
+    for resource in _consumed(slot):
+        value = evaluate(slot.lookup(_PREFIX + resource), slot, job, now=now)
+        amounts[resource] = float(value) if type(value) in (int, float) else float("inf")
+    return amounts or None
+
+
+def has_policy(slot: ClassAd) -> bool:
+    """Whether the slot is a partitionable slot with a consumption policy."""
+    return bool(_consumed(slot))
+
+
+def _consumed(slot: ClassAd) -> list[str]:
+    """The resources a partitionable slot's policy says how much a job consumes of."""
     if slot.eval("PartitionableSlot") is not True:
-        return None
+        return []
     resources = slot.eval("MachineResources")
     if not isinstance(resources, str):
-        return None
-    amounts = {}
-    for resource in resources.replace(",", " ").split():
-        name = _PREFIX + resource
-        if name in slot:
-            value = evaluate(slot.lookup(name), slot, job, now=now)
-            amounts[resource] = float(value) if type(value) in (int, float) else float("inf")
-    return amounts or None
+        return []
+    return [r for r in resources.replace(",", " ").split() if _PREFIX + r in slot]
 
 
 def sufficient(slot: ClassAd, amounts: dict[str, float]) -> bool:

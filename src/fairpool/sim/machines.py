@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from ..classad import ClassAd, ClassAdSyntaxError, Expr, parse_ad
 from ..config import Config
+from ..negotiator.consumption import has_policy as has_consumption_policy
 from ..startd import StartdPolicy
 from ..startd.layout import machine_ads
-from ..startd.slot import WITHIN_RESOURCE_LIMITS
+from ..startd.slot import limit_resources
 from .startd_policy import OwnerActivity, driven, read_activity, table_policy
 from .table import Table
 
@@ -40,9 +41,9 @@ class MachineSpec:
     template: tuple[ClassAd, ...]
     name: str
     label: str
-    policy: StartdPolicy | None = None
-    activity: OwnerActivity | None = None
-    driven: bool = False
+    policy: StartdPolicy
+    activity: OwnerActivity | None
+    driven: bool
 
 
 def parse_machines(
@@ -63,15 +64,11 @@ def parse_machines(
     policy = table_policy(knobs, own)
     activity = read_activity(table)
     runs = driven(policy, template, activity)
-    if runs and any(_consumption_policy(ad) for ad in template):
+    if runs and any(has_consumption_policy(ad) for ad in template):
         raise table.fail("activity" if activity else "ad")(
             "a startd policy on machines with a consumption policy is not simulated"
         )
     return MachineSpec(count, template, name, table.name, policy, activity, runs)
-
-
-def _consumption_policy(ad: ClassAd) -> bool:
-    return any(name.lower().startswith("consumption") for name in ad)
 
 
 def _slot_ad(table: Table) -> ClassAd:
@@ -114,9 +111,8 @@ def _published(template: ClassAd, number: int) -> tuple[int, ClassAd]:
         if "START" not in ad:
             ad["START"] = True
         ad["Requirements"] = Expr("START")
-        if partitionable and not _consumption_policy(ad):  # as the startd publishes it
-            ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
-            ad["Requirements"] = Expr("START && WithinResourceLimits")
+        if partitionable and not has_consumption_policy(ad):  # as the startd publishes it
+            limit_resources(ad)
     if partitionable:
         ad.update({"SlotType": "Partitionable", "NumDynamicSlots": 0})
         for resource in ("Cpus", "Memory", "Disk"):

@@ -225,10 +225,7 @@ class Pool:
                 self._release(name)
             for child in [n for n, s in self.slot_by_name.items() if _parent_is(s, name)]:
                 displaced.extend(self.remove_slots([child]))
-            self.slot_by_name.pop(name, None)
-            self.sequence.pop(name, None)
-            self._dslot_ids.pop(name, None)
-            self._changed(name)
+            self.drop([name])
         return displaced
 
     def _release(self, slot_name: str) -> None:
@@ -238,16 +235,15 @@ class Pool:
             self.startds.release(slot_name)  # the job is gone: its starter exits
             return
         slot = self.slot_by_name[slot_name]
-        self._changed(slot_name)
         if slot.eval("DynamicSlot") is True:
-            del self.slot_by_name[slot_name]
-            del self.sequence[slot_name]
+            self.drop([slot_name])
             self._dslot_ids.get(_parent_name(slot_name), set()).discard(slot.eval("DSlotId"))
             parent = self.slot_by_name.get(_parent_name(slot_name))
             if parent is not None:
                 release(parent, slot)
                 self._changed(parent.eval("Name"))
             return
+        self._changed(slot_name)
         for attribute in _CLAIM_ATTRIBUTES:
             if attribute in slot:
                 del slot[attribute]
@@ -272,7 +268,7 @@ class Pool:
             if slot.eval("PartitionableSlot") is True:
                 started.extend(self._partition(slot, job, match, now))
             elif self.driven(match.slot):
-                started.extend(self.startds.take(match.slot, job, match.submitter, now))
+                started.extend(self.startds.take(match.slot, job, match.submitter))
             else:
                 started.append(self._start(slot, job, match.submitter, now))
         return started
@@ -313,7 +309,7 @@ class Pool:
     ) -> Started | None:
         name = pslot.eval("Name")
         if self.driven(name):
-            return self.startds.claim(name, job, submitter, now)
+            return self.startds.claim(name, job, submitter)
         used = self._dslot_ids.setdefault(name, set())
         number = next(n for n in range(1, len(used) + 2) if n not in used)  # as a startd
         dslot = carve(pslot, job, now, number, requests)
@@ -414,10 +410,11 @@ class Pool:
             self.idle[name] = job
 
     def drop(self, names: Iterable[str]) -> None:
-        """Slots a startd deleted (or whose machine went away)."""
+        """Slots gone: deleted by their startd, released dynamic slots, removed machines."""
         for name in names:
             self.slot_by_name.pop(name, None)
             self.sequence.pop(name, None)
+            self._dslot_ids.pop(name, None)
             self._changed(name)
 
     def touch(self, names: Iterable[str]) -> None:

@@ -68,7 +68,6 @@ class Recorder:
     capacity_seconds: float = 0.0  # core-seconds the pool offered
     cycles: int = 0
     cycles_run: int = 0  # cycles in which run_cycle ran (the rest were shortcuts)
-    evictions: int = 0  # runs ended by a startd's policy (PREEMPT, owner back, ...)
     suspensions: int = 0
     suspended_seconds: float = 0.0  # core-seconds jobs spent suspended
     _capacity: float = 0.0

@@ -28,7 +28,7 @@ from ..classad.match import evaluate, satisfied
 from ..errors import ScenarioError
 from ..negotiator.submitters import job_id
 from ..runtime.env import Environment
-from ..startd import MachineInputs, Startd, StartdPolicy
+from ..startd import MachineInputs, Startd
 from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
 from .events import apply_event
 from .machines import MachineSpec, machine_slots
@@ -38,7 +38,7 @@ from .recorder import Recorder
 from .sampling import take_sample
 from .scenario import Scenario, Settings
 from .shortcuts import preemption_possible, ranks_vary
-from .startd_policy import EPOCH_WEEKDAY, table_policy
+from .startd_policy import EPOCH_WEEKDAY
 from .startds import Startds
 from .workload import JobSpec, TraceSpec
 
@@ -205,8 +205,12 @@ class Simulation:
     def _started(self, name: str, now: float) -> None:
         self.recorder.started(name, now)
         self._idle(name, -1)
+        self._end_after(name, 0)
+
+    def _end_after(self, name: str, run: float) -> None:
+        """The current run's end, due once it has run its whole runtime (``run`` done)."""
         token = self.pool.job_by_id[name].eval("NumJobStarts")
-        self.env.schedule(self.runtime[name], lambda: self._complete(name, token))
+        self.env.schedule(max(self.runtime[name] - run, 0.0), lambda: self._complete(name, token))
 
     def _complete(self, name: str, token: object) -> None:
         if not self._still_running(name, token):
@@ -217,7 +221,7 @@ class Simulation:
             if not self._still_running(name, token) or run is None:
                 return  # evicted meanwhile, or suspended (resuming reschedules the end)
             if self.runtime[name] - run >= 1:
-                self.env.schedule(self.runtime[name] - run, lambda: self._complete(name, token))
+                self._end_after(name, run)
                 return
         following = self.pool.complete(name, self.env.now)
         self.recorder.completed(name, self.env.now)
@@ -244,9 +248,7 @@ class Simulation:
     def _resumed(self, name: str, run: int) -> None:
         """A suspended job runs again: its end is due when its run time is reached."""
         self.recorder.resumed(name, self.env.now)
-        token = self.pool.job_by_id[name].eval("NumJobStarts")
-        left = max(self.runtime[name] - run, 0.0)
-        self.env.schedule(left, lambda: self._complete(name, token))
+        self._end_after(name, run)
 
     def _drain_vacated(self, now: float) -> None:
         for name, _ in self.pool.vacated:
@@ -278,20 +280,17 @@ class Simulation:
             raise ScenarioError(
                 f"slot {clash} already exists", self.scenario.source, key=spec.label
             )
-        policy = spec.policy or table_policy(self.settings.knobs, None)
         if spec.driven or self.scenario.simulation.startd == "always":
-            slots = self._start_startds(spec, slots, policy)
+            slots = self._start_startds(spec, slots)
         else:
             for slot in slots:
-                self.pool.worklife[slot.eval("Machine")] = policy.claim_worklife
+                self.pool.worklife[slot.eval("Machine")] = spec.policy.claim_worklife
             self.pool.add_slots(slots)
         self._cores = None
         self.ranked = self.ranked or ranks_vary(slots)
         self.recorder.capacity(self.env.now, self.cores())
 
-    def _start_startds(
-        self, spec: MachineSpec, slots: list[ClassAd], policy: StartdPolicy
-    ) -> list[ClassAd]:
+    def _start_startds(self, spec: MachineSpec, slots: list[ClassAd]) -> list[ClassAd]:
         """One startd per machine of ``spec``; the slot ads they publish."""
         now = self.startds.now()
         if spec.activity is not None:  # its times count from the simulation's start
@@ -304,7 +303,7 @@ class Simulation:
             hosts.setdefault(slot.eval("Machine"), []).append(slot)
         published = []
         for host, ads in hosts.items():
-            self.startds.add(host, Startd(policy, ads, inputs, start=now))
+            self.startds.add(host, Startd(spec.policy, ads, inputs, start=now))
             published.extend(self.pool.slot_by_name[n] for n in self.startds.names[host])
         return published
 

@@ -22,9 +22,11 @@ owner's load (the jobs' own load is not modelled: ``CondorLoadAvg`` stays 0).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..classad import ClassAd, Expr
+from ..classad.ad import to_python
+from ..classad.dependence import CLOCK_FUNCTIONS
 from ..classad.nodes import Call, Node, children
 from ..classad.refs import references
 from ..classad.scope import NOT_CONST
@@ -36,7 +38,6 @@ from .table import Table
 
 __all__ = ["OwnerActivity", "driven", "read_activity", "table_policy"]
 
-DAY = 86400
 EPOCH_WEEKDAY = 4  # 1970-01-01 was a Thursday (ClockDay: Sunday is 0)
 
 # The value each periodic policy expression has on a dedicated machine (absent: the same).
@@ -78,7 +79,6 @@ _MEASURED = frozenset(
         "RetirementTimeRemaining",
     )
 )
-_CLOCK_FUNCTIONS = frozenset({"time", "abstime", "daytime"})
 _KNOB_OF = {attribute.lower(): knob for knob, attribute in POLICY_EXPRESSIONS.items()}
 
 
@@ -114,16 +114,12 @@ def driven(policy: StartdPolicy, ads: tuple[ClassAd, ...], activity: object) -> 
         return True
     for attribute, value in _DEDICATED.items():
         expr = policy.expressions.get(attribute)
-        if expr is not None and (expr.const is NOT_CONST or _plain(expr.const) != value):
+        if expr is not None and (expr.const is NOT_CONST or to_python(expr.const) != value):
             return True
     start = policy.expressions.get("START")
     if start is None:
         return True  # no START: the startd takes no job
     return any(_reads_measurements(start, ad) for ad in ads)
-
-
-def _plain(value: object) -> object:
-    return getattr(value, "value", value)
 
 
 def _reads_measurements(expr: Expr, ad: ClassAd) -> bool:
@@ -133,7 +129,7 @@ def _reads_measurements(expr: Expr, ad: ClassAd) -> bool:
 
 
 def _calls_clock(node: Node) -> bool:
-    if type(node) is Call and node.lname in _CLOCK_FUNCTIONS:
+    if type(node) is Call and node.lname in CLOCK_FUNCTIONS:
         return True
     return any(_calls_clock(child) for child in children(node))
 
@@ -145,7 +141,6 @@ class OwnerActivity:
 
     inputs: MachineInputs
     repeat: int | None = None
-    source: str = field(default="", compare=False)
 
     def on_clock(self, start: int, end: int) -> MachineInputs:
         """The same activity on the simulation's (epoch) clock, repeated up to ``end``."""
@@ -184,4 +179,4 @@ def read_activity(table: Table) -> OwnerActivity | None:
     repeat = None
     if table.has("activity_repeat"):
         repeat = int(table.duration("activity_repeat", allow_zero=False))
-    return OwnerActivity(timeline.inputs, repeat, source)
+    return OwnerActivity(timeline.inputs, repeat)

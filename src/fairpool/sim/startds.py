@@ -32,6 +32,7 @@ from ..classad import ClassAd
 from ..negotiator.submitters import job_id
 from ..runtime.env import Environment, Event
 from ..startd import Activity, Startd, State
+from ..startd.slot import Slot
 from .pool import Pool, Started
 
 __all__ = ["Startds"]
@@ -98,11 +99,11 @@ class Startds:
         return slot in self.host
 
     # -- the schedd's side ------------------------------------------------------------
-    def take(self, slot: str, job: ClassAd, submitter: str, now: float) -> list[Started]:
+    def take(self, slot: str, job: ClassAd, submitter: str) -> list[Started]:
         """A match on a static or dynamic slot: claim it if free, else preempt its claim."""
         target = self.machines[self.host[slot]].slots[slot]
         if target.state is not State.CLAIMED:
-            started = self.claim(slot, job, submitter, now)
+            started = self.claim(slot, job, submitter)
             return [] if started is None else [started]
         host = self.host[slot]
         reply = self.machines[host].request_claim(self.now(), job, preempting=True, slot=slot)
@@ -113,46 +114,48 @@ class Startds:
         self.report(self._settle(host))
         return []
 
-    def claim(self, slot: str, job: ClassAd, submitter: str, now: float) -> Started | None:
+    def claim(self, slot: str, job: ClassAd, submitter: str) -> Started | None:
         """Claim a free slot for ``job`` and start it (None: the startd refused)."""
         host = self.host[slot]
-        startd = self.machines[host]
-        reply = startd.request_claim(self.now(), job, slot=slot)
+        reply = self.machines[host].request_claim(self.now(), job, slot=slot)
         started = None
-        accepted = reply.accepted and reply.slot is not None
-        if accepted and startd.activate(self.now(), job, slot=reply.slot).accepted:
-            self._sync(host)
-            started = self.pool.run(reply.slot, job, submitter, now)
+        if reply.accepted and reply.slot is not None:
+            started = self._activate(host, reply.slot, job, submitter)
         self.report(self._settle(host))
         return started
 
     def release(self, slot: str) -> None:
         """The job on ``slot`` is gone (completed or removed): its starter exits."""
-        host = self.host[slot]
-        startd = self.machines[host]
-        self.suspended.discard(slot)
-        if startd.slots[slot].job_active:
-            startd.starter_exit(self.now(), slot=slot)
-        self.report(self._settle(host))
+        self._starter_exits(slot)
+        self.report(self._settle(self.host[slot]))
 
     def reuse(self, slot: str, job: ClassAd, submitter: str) -> Started | None:
         """The job on ``slot`` completed and the schedd reuses its claim for ``job``: the
         starter exits, and if the claim is still Claimed/Idle (the startd ends it once
         CLAIM_WORKLIFE is over) the job is activated on it."""
         host = self.host[slot]
-        startd = self.machines[host]
-        self.suspended.discard(slot)
-        if startd.slots[slot].job_active:
-            startd.starter_exit(self.now(), slot=slot)
-        target = startd.slots.get(slot)
+        self._starter_exits(slot)
+        target = self.machines[host].slots.get(slot)
         started = None
-        idle = target is not None and target.pair == (State.CLAIMED, Activity.IDLE)
-        if idle and startd.activate(self.now(), job, slot=slot).accepted:
-            self._sync(host)
-            started = self.pool.run(slot, job, submitter, self.env.now)
+        if target is not None and target.pair == (State.CLAIMED, Activity.IDLE):
+            started = self._activate(host, slot, job, submitter)
+        if started is not None:
             self.pool.reused += 1
         self.report(self._settle(host))
         return started
+
+    def _starter_exits(self, slot: str) -> None:
+        startd = self.machines[self.host[slot]]
+        self.suspended.discard(slot)
+        if startd.slots[slot].job_active:
+            startd.starter_exit(self.now(), slot=slot)
+
+    def _activate(self, host: str, slot: str, job: ClassAd, submitter: str) -> Started | None:
+        """Start ``job`` under the claim on ``slot`` (None: the startd refused)."""
+        if not self.machines[host].activate(self.now(), job, slot=slot).accepted:
+            return None
+        self._sync(host)
+        return self.pool.run(slot, job, submitter, self.env.now)
 
     def run_time(self, slot: str) -> int | None:
         """Seconds the job on ``slot`` has run (suspensions excluded), with its startd
@@ -200,7 +203,7 @@ class Startds:
                     self._evict(name)
                     startd.starter_exit(self.now(), slot=name)
                     return True
-                self._watch_suspension(name, running, slot.activity is Activity.SUSPENDED)
+                self._watch_suspension(name, running, slot)
             elif name in self.waiting:
                 if self._start_waiting(startd, name, started):
                     return True
@@ -220,9 +223,9 @@ class Startds:
             if slot.pair != (State.CLAIMED, Activity.IDLE):
                 return False
             del self.waiting[name]
-            if startd.activate(self.now(), job, slot=name).accepted:
-                self._sync(self.host[name])
-                started.append(self.pool.run(name, job, submitter, self.env.now))
+            begun = self._activate(self.host[name], name, job, submitter)
+            if begun is not None:
+                started.append(begun)
             return True
         if job is not None and pre is not None and pre.request is job:
             return False  # still waiting for the running job to retire or vacate
@@ -240,14 +243,15 @@ class Startds:
         if waiting is not None:
             self.pool.unhold(waiting[0])
 
-    def _watch_suspension(self, name: str, job: str, suspended: bool) -> None:
+    def _watch_suspension(self, name: str, job: str, slot: Slot) -> None:
+        suspended = slot.activity is Activity.SUSPENDED
         if suspended and name not in self.suspended:
             self.suspended.add(name)
             self.on_suspend(job)
         elif not suspended and name in self.suspended:
             self.suspended.discard(name)
-            claim = self.machines[self.host[name]].slots[name].claim
-            self.on_resume(job, claim.job_age(self.now()) if claim is not None else 0)
+            assert slot.claim is not None  # the caller found the job running under it
+            self.on_resume(job, slot.claim.job_age(self.now()))
 
     def _sync(self, host: str) -> None:
         """The pool's slots of ``host`` made the startd's: carved ones added, deleted ones

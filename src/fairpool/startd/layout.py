@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ..classad import ClassAd, Expr
 from ..config.knob_values import KnobSource as Knobs
 from ..config.knob_values import knob_error, knob_expr
-from .slot import WITHIN_RESOURCE_LIMITS
+from .slot import limit_resources
 
 __all__ = ["Knobs", "machine_ads"]
 
@@ -208,8 +208,7 @@ def _slot_ad(
     if slot_type.partitionable:
         ad["NumDynamicSlots"] = 0
         if not _flag(knobs, "CONSUMPTION_POLICY"):
-            ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
-            ad["Requirements"] = Expr("START && WithinResourceLimits")
+            limit_resources(ad)
         else:
             ad["MachineResources"] = " ".join(RESOURCES)
             for resource in RESOURCES:

@@ -18,7 +18,15 @@ from ..classad.scope import NOT_CONST
 from .claim import Claim
 from .states import Activity, State
 
-__all__ = ["JOB_ATTRIBUTES", "JOB_ONLY", "WITHIN_RESOURCE_LIMITS", "Kind", "Slot", "publish"]
+__all__ = [
+    "JOB_ATTRIBUTES",
+    "JOB_ONLY",
+    "WITHIN_RESOURCE_LIMITS",
+    "Kind",
+    "Slot",
+    "limit_resources",
+    "publish",
+]
 
 # startd.md §11: the resources a request must fit (custom resources: GPUs).
 WITHIN_RESOURCE_LIMITS = Expr(
@@ -26,6 +34,7 @@ WITHIN_RESOURCE_LIMITS = Expr(
     "TARGET.RequestMemory <= MY.Memory && MY.Disk > 0 && TARGET.RequestDisk <= MY.Disk && "
     "(TARGET.RequestGPUs is undefined || TARGET.RequestGPUs <= 0 || MY.GPUs >= TARGET.RequestGPUs)"
 )
+_REQUIREMENTS = {False: Expr("START"), True: Expr("START && WithinResourceLimits")}
 JOB_ATTRIBUTES = ("JobId", "JobStart", "LastPeriodicCheckpoint", "RetirementTimeRemaining")
 CLAIM_ATTRIBUTES = (
     "RemoteUser",
@@ -37,6 +46,13 @@ CLAIM_ATTRIBUTES = (
 )
 # A slot ad must not define these: START and RANK name them for the job (startd.md §1.5).
 JOB_ONLY = frozenset({"owner", "imagesize", "jobuniverse"})
+
+
+def limit_resources(ad: ClassAd) -> None:
+    """A partitionable slot's Requirements as the startd publishes it (startd.md §5, §11):
+    START, and the resources a request must fit."""
+    ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
+    ad["Requirements"] = _REQUIREMENTS[True]
 
 
 def publish(ad: ClassAd, values: Mapping[str, object]) -> None:
@@ -142,8 +158,7 @@ class Slot:
         if not normal or start is None:
             self.ad["Requirements"] = False
             return
-        limited = self.kind is not Kind.STATIC
-        self.ad["Requirements"] = Expr("START && WithinResourceLimits" if limited else "START")
+        self.ad["Requirements"] = _REQUIREMENTS[self.kind is not Kind.STATIC]
 
     def _drop(self, names: tuple[str, ...]) -> None:
         for name in names:
