@@ -46,7 +46,7 @@ def test_removed_machines_send_their_jobs_back():
     pool.apply(
         CycleResult(NOW, matches=[_match("1.0", "slot1@m0"), _match("1.1", "slot1@m1")]), NOW
     )
-    displaced = pool.remove_slots(["slot1@m1"])
+    displaced = pool.remove_slots(["slot1@m1"], NOW)
     assert displaced == ["1.1"] and list(pool.slot_by_name) == ["slot1@m0"]
-    assert pool.job_by_id["1.1"].eval("JobStatus") == 1
+    assert pool.queue.jobs["1.1"].eval("JobStatus") == 1
     assert pool.vacated == [("1.1", float(NOW))]

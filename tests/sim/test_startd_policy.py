@@ -228,7 +228,7 @@ def test_removing_a_driven_machine_gives_its_job_back(write_scenario, helpers):
     (job,) = run.recorder.jobs.values()
     assert job.preemptions == 1 and job.end is None
     assert run.pool.slot_by_name == {} and run.startds.machines == {}
-    assert run.pool.idle  # idle again, with nowhere to run
+    assert run.pool.queue.idle  # idle again, with nowhere to run
 
 
 @pytest.mark.parametrize(

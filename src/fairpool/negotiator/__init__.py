@@ -1,6 +1,6 @@
 """The negotiator: fair-share matchmaking of idle jobs to slots, one cycle at a time."""
 
-from .cycle import PoolSnapshot, run_cycle
+from .cycle import PoolSnapshot, run_cycle, significant_of
 from .params import DEFAULTS, NegotiatorParams
 from .results import CycleResult, CycleStats, Match, Rejection, SubmitterSummary
 
@@ -14,4 +14,5 @@ __all__ = [
     "Rejection",
     "SubmitterSummary",
     "run_cycle",
+    "significant_of",
 ]

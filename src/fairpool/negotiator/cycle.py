@@ -14,7 +14,7 @@ round, then the normal round.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,13 +41,14 @@ from .slots import (
     effective_pool_size,
     fetch_slots,
     pool_weight,
+    slot_is_fetched,
     trim,
     usage_from_slots,
 )
-from .submitters import SubmitterQueue, queues, submitter_of
+from .submitters import Request, SubmitterQueue, queues, submitter_of
 from .vector_lists import CandidateSlots, VectorLists
 
-__all__ = ["MATCH_EVALUATORS", "PoolSnapshot", "run_cycle"]
+__all__ = ["MATCH_EVALUATORS", "PoolSnapshot", "run_cycle", "significant_of"]
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,17 @@ class PoolSnapshot:
     From a caller that keeps a ``SlotLedger`` (negotiator/ledger.py): ``standing`` gives
     the slots already fetched (``slots`` is then not read) with the totals of the slots
     no cycle can match, and ``running`` the submitters of running jobs (``jobs`` may then
-    hold only the idle ones)."""
+    hold only the idle ones).
+
+    From schedds (the live pool): ``queues`` gives each submitter's resource requests,
+    one per autocluster with a count, grouped by the schedds on the attributes
+    ``significant_of`` names (``jobs`` is then not read)."""
 
     slots: Sequence[ClassAd]
     jobs: Sequence[ClassAd]
     standing: Standing | None = None
     running: frozenset[str] | None = None
+    queues: Mapping[str, SubmitterQueue] | None = None
 
 
 def run_cycle(
@@ -95,8 +101,11 @@ def run_cycle(
         itertools.chain((s.mentions for s in slots), [mentions]), params
     )
     signatures = Signatures(significant, params.negotiate_all_jobs_in_cluster)
-    jobs = [j for j in snapshot.jobs if _wanted(j, params, now)]
-    by_submitter = queues(jobs, params.accounting_domain, signatures)
+    if snapshot.queues is None:
+        jobs = [j for j in snapshot.jobs if _wanted(j, params, now)]
+        by_submitter = queues(jobs, params.accounting_domain, signatures)
+    else:
+        by_submitter = _wanted_requests(snapshot.queues, params, now)
     running = _running_submitters(snapshot.jobs, usage, params) | (snapshot.running or set())
     for name in running:
         by_submitter.setdefault(name, SubmitterQueue(name))
@@ -214,6 +223,39 @@ def _running_submitters(
         if attribute(job, "JobStatus") == 2
     }
     return running
+
+
+def significant_of(
+    slots: Iterable[ClassAd], params: NegotiatorParams, now: float
+) -> tuple[str, ...]:
+    """The job attributes a cycle over these slot ads tells apart: what a schedd groups
+    its idle jobs on before handing them over (PoolSnapshot.queues)."""
+    collector = NameCollector()
+    mentions = [collector.reach(ad) for ad in slots if slot_is_fetched(ad, params, now)]
+    return significant_attributes(mentions, params)
+
+
+def _wanted_requests(
+    given: Mapping[str, SubmitterQueue], params: NegotiatorParams, now: float
+) -> dict[str, SubmitterQueue]:
+    """Schedds' requests that pass NEGOTIATOR_JOB_CONSTRAINT (judged on the job each
+    request stands for)."""
+    if params.job_constraint is None:
+        return dict(given)
+    kept = {}
+    for name, queue in given.items():
+        requests = [r for r in queue.requests if _wanted(r.jobs[0], params, now)]
+        if requests:
+            kept[name] = SubmitterQueue(name, requests, _weighted(requests))
+    return kept
+
+
+def _weighted(requests: list[Request]) -> float:
+    total = 0.0
+    for request in requests:
+        cpus = attribute(request.jobs[0], "RequestCpus")
+        total += request.remaining * (cpus if type(cpus) in (int, float) else 1)
+    return total
 
 
 def _wanted(job: ClassAd, params: NegotiatorParams, now: float) -> bool:

@@ -49,7 +49,7 @@ class CycleState:
     group_quotas: dict[str, float] = field(default_factory=dict)
     group_total: float = 0.0  # the pool the group quotas share
     matches: list[Match] = field(default_factory=list)
-    rejections: dict[str, Rejection] = field(default_factory=dict)
+    rejections: dict[tuple[str | None, str], Rejection] = field(default_factory=dict)
     jobs_considered: int = 0
     spins: int = 0
     pies: int = 0
@@ -222,7 +222,7 @@ def _negotiate(
                 turn.rank_only = True
             if turn.used >= headroom:
                 return _RESUME
-            job = request.jobs[request.next]
+            job = request.job()
             _annotate_request(state, pie, queue.name, job)
             state.jobs_considered += 1
             found = _concurrency_precheck(state, job) or find_slot(
@@ -237,11 +237,11 @@ def _negotiate(
                 state.busy_policy,
             )
             if isinstance(found, str):
-                _reject(state, queue.name, job, found)
+                _reject(state, queue.name, job, found, request.schedd)
                 rejected.add(request.autocluster)
                 limit_rejected = limit_rejected or found == REJECT_LIMIT
                 break
-            _take(state, pie, queue.name, job, found, turn)
+            _take(state, pie, queue.name, job, found, turn, request.schedd)
             request.next += 1
     if turn.used >= turn.limit or limit_rejected:
         return _RESUME
@@ -285,7 +285,13 @@ def _annotate_request(state: CycleState, pie: _Pie, submitter: str, job: ClassAd
 
 
 def _take(
-    state: CycleState, pie: _Pie, submitter: str, job: ClassAd, candidate: Candidate, turn: Turn
+    state: CycleState,
+    pie: _Pie,
+    submitter: str,
+    job: ClassAd,
+    candidate: Candidate,
+    turn: Turn,
+    schedd: str | None,
 ) -> None:
     slot = candidate.slot
     cost = candidate.cost
@@ -301,7 +307,7 @@ def _take(
     state.charge(submitter, cost)
     state.limits.add(job_limits(job, slot.ad, state.now) or [])
     name = job_id(job)
-    state.rejections.pop(name, None)
+    state.rejections.pop((schedd, name), None)
     state.matches.append(
         Match(
             job=name,
@@ -311,6 +317,7 @@ def _take(
             preempting=slot.remote_user if candidate.state != NO_PREEMPTION else None,
             cost=cost,
             group=pie.negotiating if state.group_quotas else None,
+            schedd=schedd,
         )
     )
 
@@ -322,6 +329,8 @@ def _consume(state: CycleState, slot: Slot, consumes: dict[str, float]) -> None:
     slot.weight = slot_weight(slot.ad, state.params, state.now)
 
 
-def _reject(state: CycleState, submitter: str, job: ClassAd, reason: str) -> None:
+def _reject(
+    state: CycleState, submitter: str, job: ClassAd, reason: str, schedd: str | None
+) -> None:
     name = job_id(job)
-    state.rejections[name] = Rejection(name, submitter, reason)
+    state.rejections[(schedd, name)] = Rejection(name, submitter, reason, schedd)

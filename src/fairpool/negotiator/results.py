@@ -16,7 +16,8 @@ NO_PREEMPTION, RANK, PRIORITY = "NoPreemption", "Rank", "Priority"
 @dataclass(frozen=True)
 class Match:
     """A job given a slot, why (``NoPreemption``, ``Rank`` or ``Priority``) and whom it
-    preempts (the running submitter, or None)."""
+    preempts (the running submitter, or None); ``schedd``: the schedd the job's request
+    came from, when the cycle was given schedds' requests."""
 
     job: str
     submitter: str
@@ -25,6 +26,7 @@ class Match:
     preempting: str | None
     cost: float
     group: str | None = None
+    schedd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ class Rejection:
     job: str
     submitter: str
     reason: str
+    schedd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,14 @@ class CycleStats:
         return stats
 
 
+def _fields(value: Match | Rejection) -> dict[str, Any]:
+    """A match or rejection as JSON; ``schedd`` only where requests came from schedds."""
+    fields = asdict(value)
+    if fields["schedd"] is None:
+        del fields["schedd"]
+    return fields
+
+
 _AD_NAMES = {
     "time": "Time",
     "matches": "Matches",
@@ -119,8 +130,8 @@ class CycleResult:
         """The shape ``fairpool negotiate --json`` writes for each cycle."""
         return {
             "time": self.time,
-            "matches": [asdict(m) for m in self.matches],
-            "rejections": [asdict(r) for r in self.rejections],
+            "matches": [_fields(m) for m in self.matches],
+            "rejections": [_fields(r) for r in self.rejections],
             "submitters": {n: asdict(s) for n, s in sorted(self.submitters.items())},
             "groups": {g: dict(v) for g, v in sorted(self.groups.items())},
             "usage": {n: asdict(u) for n, u in sorted(self.usage.items())},

@@ -18,7 +18,14 @@ from ..classad import ClassAd
 from .attribute import attribute
 from .autocluster import Signatures
 
-__all__ = ["Request", "SubmitterQueue", "job_id", "queues", "submitter_of"]
+__all__ = [
+    "Request",
+    "SubmitterQueue",
+    "job_id",
+    "queues",
+    "schedd_order",
+    "submitter_of",
+]
 
 IDLE = 1
 
@@ -44,15 +51,25 @@ def job_id(job: ClassAd) -> str:
 
 @dataclass(eq=False)
 class Request:
-    """Consecutive idle jobs of one autocluster; ``next`` is the first not yet matched."""
+    """Consecutive idle jobs of one autocluster; ``next`` is the first not yet matched.
+
+    A schedd's resource request (schedd/autoclusters.py) gives one job that stands for
+    ``count`` jobs of its autocluster, as HTCondor's schedd sends them; ``schedd``
+    names the schedd it came from when several do."""
 
     autocluster: int
     jobs: list[ClassAd]
     next: int = 0
+    count: int | None = None
+    schedd: str | None = None
 
     @property
     def remaining(self) -> int:
-        return len(self.jobs) - self.next
+        return (len(self.jobs) if self.count is None else self.count) - self.next
+
+    def job(self) -> ClassAd:
+        """The job the next match is for."""
+        return self.jobs[self.next] if self.count is None else self.jobs[0]
 
 
 @dataclass(eq=False)
@@ -71,7 +88,8 @@ class SubmitterQueue:
         return (r for r in self.requests if r.remaining)
 
 
-def _schedd_order(job: ClassAd) -> tuple:
+def schedd_order(job: ClassAd) -> tuple:
+    """The schedd's order of idle jobs: JobPrio first, then QDate, ClusterId, ProcId."""
     prio = attribute(job, "JobPrio")
     qdate = attribute(job, "QDate")
     return (
@@ -96,7 +114,7 @@ def queues(
             by_submitter.setdefault(submitter_of(job, domain), []).append(job)
     result = {}
     for name, own in by_submitter.items():
-        own.sort(key=_schedd_order)
+        own.sort(key=schedd_order)
         queue = SubmitterQueue(name)
         for job in own:
             cluster = signatures.autocluster(job)

@@ -33,7 +33,6 @@ The dry run (``fairpool negotiate --cycles``) and the simulator share it.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -47,15 +46,14 @@ from ..negotiator.cycle import PoolSnapshot
 from ..negotiator.ledger import SlotLedger
 from ..negotiator.params import NegotiatorParams
 from ..negotiator.results import CycleResult, Match
-from ..negotiator.submitters import job_id, submitter_of
+from ..negotiator.submitters import job_id
+from ..schedd.queue import IDLE, JobQueue
 from ..startd.partition import carve, release
 
 if TYPE_CHECKING:
     from .startds import Startds
 
 __all__ = ["Pool", "Started"]
-
-IDLE, RUNNING = 1, 2
 
 
 @dataclass(frozen=True)
@@ -88,9 +86,7 @@ class Pool:
         self.slot_by_name: dict[str, ClassAd] = {}
         self.sequence: dict[str, int] = {}  # slot -> its place in collector order
         self.changes: list[str] = []  # slots changed, added or removed, until read
-        self.job_by_id: dict[str, ClassAd] = {}
-        self.idle: dict[str, ClassAd] = {}  # idle jobs, in the order they became idle
-        self.running: Counter[str] = Counter()  # submitters of running jobs
+        self.queue = JobQueue(domain)  # the schedd's side: every job's life
         self.job_on_slot: dict[str, str] = {}
         self.preemptions: dict[str, int] = {}
         self.vacated: list[tuple[str, float]] = []  # (job, when it had started), to drain
@@ -100,12 +96,9 @@ class Pool:
         self.columns.track()
         self.ledger = SlotLedger()
         self._sequence = 0
-        self._job_count = 0
-        self._queued: dict[str, int] = {}  # job -> its place in the queue
-        self.submitter: dict[str, str] = {}  # job -> the submitter it is charged to
         for slot in slots:
             self._insert(slot)
-        self.add_jobs(jobs)
+        self.queue.add(jobs)
 
     @property
     def slots(self) -> list[ClassAd]:
@@ -113,7 +106,7 @@ class Pool:
 
     @property
     def jobs(self) -> list[ClassAd]:
-        return list(self.job_by_id.values())
+        return list(self.queue.jobs.values())
 
     def snapshot(self, now: float | None = None) -> PoolSnapshot:
         """Every slot and job (the running jobs' run time brought up to ``now``, if given)."""
@@ -128,8 +121,9 @@ class Pool:
         self.keep_ledger(params, now)
         self.advance(now, [n for n in self.ledger.active if n in self.job_on_slot])
         self.keep_ledger(params, now)
+        queue = self.queue
         return PoolSnapshot(
-            [], list(self.idle.values()), self.ledger.standing(now), frozenset(self.running)
+            [], list(queue.idle.values()), self.ledger.standing(now), frozenset(queue.running)
         )
 
     def keep_ledger(self, params: NegotiatorParams, now: float) -> SlotLedger:
@@ -138,19 +132,6 @@ class Pool:
         self.changes.clear()
         self.ledger.update(self.slot_by_name, self.sequence, changed, params, now)
         return self.ledger
-
-    def add_jobs(self, jobs: Iterable[ClassAd]) -> None:
-        for job in jobs:
-            name = job_id(job)
-            self.job_by_id[name] = job
-            self._job_count += 1
-            self._queued.setdefault(name, self._job_count)
-            self.submitter[name] = submitter_of(job, self.domain)
-            status = job.eval("JobStatus")
-            if status == IDLE:
-                self.idle[name] = job
-            elif status == RUNNING:
-                self.running[self.submitter[name]] += 1
 
     def add_slots(self, slots: Iterable[ClassAd]) -> None:
         for slot in slots:
@@ -170,11 +151,7 @@ class Pool:
 
     def finish(self, name: str) -> None:
         """A job completes (or is removed): it leaves the queue and frees its slot."""
-        job = self.job_by_id.pop(name)
-        self._queued.pop(name, None)
-        if self.idle.pop(name, None) is None and job.eval("JobStatus") == RUNNING:
-            _less(self.running, self.submitter[name])
-        del self.submitter[name]
+        job = self.queue.leave(name)
         slot_name = job.eval("RemoteHost")
         if isinstance(slot_name, str) and self.job_on_slot.get(slot_name) == name:
             self._release(slot_name)
@@ -184,13 +161,13 @@ class Pool:
         same submitter's next idle job that matches the slot and holds the same
         concurrency limits, while the claim may still take jobs (``CLAIM_WORKLIFE``);
         otherwise the slot is freed. Returns the job started on the claim, if any."""
-        job = self.job_by_id[name]
+        job = self.queue.jobs[name]
         slot_name = job.eval("RemoteHost")
         following = self._reusable(slot_name, job, now) if self.claim_reuse else None
         if following is None:
             self.finish(name)
             return None
-        submitter = self.submitter[name]
+        submitter = self.queue.submitter[name]
         del self.job_on_slot[slot_name]  # the claim stays: finish() leaves the slot alone
         self.finish(name)
         if self.driven(slot_name):
@@ -208,23 +185,23 @@ class Pool:
             if limit is not None and now - self.claimed_at[slot_name] > limit:
                 return None
         limits = job_limits(job, slot, now)
-        for other in self._idle_jobs_of(self.submitter[job_id(job)]):
+        for other in self.queue.idle_of(self.queue.submitter[job_id(job)]):
             if job_limits(other, slot, now) == limits and symmetric_match(other, slot, now=now):
                 return other
         return None
 
-    def remove_slots(self, names: Iterable[str]) -> list[str]:
+    def remove_slots(self, names: Iterable[str], now: float) -> list[str]:
         """Machines go away (a power failure): their jobs go back to idle, lost work and
         all; the jobs that were running on them are returned."""
         displaced = []
         for name in names:
             running = self.job_on_slot.get(name)
             if running is not None:
-                self._vacate(running)
+                self._vacate(running, now)
                 displaced.append(running)
                 self._release(name)
             for child in [n for n, s in self.slot_by_name.items() if _parent_is(s, name)]:
-                displaced.extend(self.remove_slots([child]))
+                displaced.extend(self.remove_slots([child], now))
             self.drop([name])
         return displaced
 
@@ -261,7 +238,7 @@ class Pool:
     def apply(self, result: CycleResult, now: float) -> list[Started]:
         started: list[Started] = []
         for match in result.matches:
-            job = self.job_by_id.get(match.job)
+            job = self.queue.jobs.get(match.job)
             slot = self.slot_by_name.get(match.slot)
             if job is None or slot is None or job.eval("JobStatus") != IDLE:
                 continue
@@ -288,7 +265,7 @@ class Pool:
         if not self.claim_leftovers or consumed is not None:
             return started  # the negotiator matched each job itself (consumption policy)
         in_use = LimitCounter.from_slots(self.limits, self.slots)
-        for other in self._idle_jobs_of(match.submitter):
+        for other in self.queue.idle_of(match.submitter):
             if not symmetric_match(other, pslot, now=now):
                 continue
             if in_use.blocked(job_limits(other, pslot, now) or []):
@@ -320,22 +297,13 @@ class Pool:
         self._insert(dslot)
         return self._start(dslot, job, submitter, now)
 
-    def _idle_jobs_of(self, submitter: str) -> list[ClassAd]:
-        """The submitter's idle jobs in queue order."""
-        own = [
-            (self._queued[name], j)
-            for name, j in self.idle.items()
-            if self.submitter[name] == submitter
-        ]
-        return [j for _, j in sorted(own, key=lambda pair: pair[0])]
-
     def _start(
         self, slot: ClassAd, job: ClassAd, submitter: str, now: float, new_claim: bool = True
     ) -> Started:
         slot_name = slot.eval("Name")
         displaced = self.job_on_slot.get(slot_name)
         if displaced is not None:
-            self._vacate(displaced)
+            self._vacate(displaced, now)
         slot.update(
             {
                 "State": "Claimed",
@@ -378,36 +346,16 @@ class Pool:
 
     def _begin(self, slot_name: str, job: ClassAd, now: float) -> None:
         """The queue has the job running on the slot."""
-        starts = job.eval("NumJobStarts")
-        job.update(
-            {
-                "JobStatus": RUNNING,
-                "RemoteHost": slot_name,
-                "JobCurrentStartDate": int(now),
-                "NumJobStarts": (starts if type(starts) is int else 0) + 1,
-            }
-        )
-        self.job_on_slot[slot_name] = job_id(job)
-        self.idle.pop(job_id(job), None)
-        self.running[self.submitter[job_id(job)]] += 1
+        name = job_id(job)
+        self.queue.begin(name, slot_name, now)
+        self.job_on_slot[slot_name] = name
         self._changed(slot_name)
 
-    def evict(self, slot_name: str) -> None:
+    def evict(self, slot_name: str, now: float) -> None:
         """The job on the slot stops (its startd evicted it) and goes back to idle."""
-        self._vacate(self.job_on_slot.pop(slot_name))
+        self._vacate(self.job_on_slot.pop(slot_name), now)
         self.slot_by_name[slot_name].pop("TotalJobRunTime", None)
         self._changed(slot_name)
-
-    def hold(self, name: str) -> None:
-        """A matched job waits for its slot (a preempting claim): not idle for the
-        negotiator meanwhile, as the schedd does not ask for it again."""
-        self.idle.pop(name, None)
-
-    def unhold(self, name: str) -> None:
-        """The wait is over without the slot (the preempting claim fell through)."""
-        job = self.job_by_id.get(name)
-        if job is not None and job.eval("JobStatus") == IDLE:
-            self.idle[name] = job
 
     def drop(self, names: Iterable[str]) -> None:
         """Slots gone: deleted by their startd, released dynamic slots, removed machines."""
@@ -422,15 +370,8 @@ class Pool:
         for name in names:
             self._changed(name)
 
-    def _vacate(self, name: str) -> None:
-        job = self.job_by_id[name]
-        started = job.eval("JobCurrentStartDate")
-        self.vacated.append((name, float(started) if type(started) is int else 0.0))
-        _less(self.running, self.submitter[name])
-        job["JobStatus"] = IDLE
-        self.idle[name] = job
-        if "RemoteHost" in job:
-            del job["RemoteHost"]
+    def _vacate(self, name: str, now: float) -> None:
+        self.vacated.append((name, self.queue.vacate(name, now)))
         self.preemptions[name] = self.preemptions.get(name, 0) + 1
 
 
@@ -443,12 +384,6 @@ _CLAIM_ATTRIBUTES = (
     "AccountingGroup",
     "ConcurrencyLimits",
 )
-
-
-def _less(counter: Counter[str], key: str) -> None:
-    counter[key] -= 1
-    if counter[key] <= 0:
-        del counter[key]
 
 
 def _parent_name(dslot_name: str) -> str:

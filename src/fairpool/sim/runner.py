@@ -134,7 +134,7 @@ class Simulation:
 
     def _may_match(self, preemptible: bool, now: float) -> bool:
         """Whether a cycle now could match anything (shortcuts.py)."""
-        if not self.pool.idle:
+        if not self.pool.queue.idle:
             return False
         return preemptible or self.pool.keep_ledger(self.settings.params, now).free_slot(now)
 
@@ -186,8 +186,8 @@ class Simulation:
         now = self.env.now
         for job in jobs:
             name = job_id(job.ad)
-            self.pool.add_jobs([job.ad])
-            submitter = self.pool.submitter[name]
+            self.pool.queue.add([job.ad])
+            submitter = self.pool.queue.submitter[name]
             if submitter not in self.submitters:
                 self.submitters[submitter] = self.accountant.assign_group(submitter) or ""
                 self.new_submitters.append(submitter)
@@ -209,13 +209,13 @@ class Simulation:
 
     def _end_after(self, name: str, run: float) -> None:
         """The current run's end, due once it has run its whole runtime (``run`` done)."""
-        token = self.pool.job_by_id[name].eval("NumJobStarts")
+        token = self.pool.queue.jobs[name].eval("NumJobStarts")
         self.env.schedule(max(self.runtime[name] - run, 0.0), lambda: self._complete(name, token))
 
     def _complete(self, name: str, token: object) -> None:
         if not self._still_running(name, token):
             return  # preempted (or removed) since: this run never finished
-        slot = self.pool.job_by_id[name].eval("RemoteHost")
+        slot = self.pool.queue.jobs[name].eval("RemoteHost")
         if self.pool.driven(slot):
             run = self.startds.run_time(slot)  # its startd brought up to now first
             if not self._still_running(name, token) or run is None:
@@ -230,7 +230,7 @@ class Simulation:
             self._started(following.job, self.env.now)
 
     def _still_running(self, name: str, token: object) -> bool:
-        ad = self.pool.job_by_id.get(name)
+        ad = self.pool.queue.jobs.get(name)
         if ad is None or ad.eval("JobStatus") != RUNNING:
             return False
         return ad.eval("NumJobStarts") == token
@@ -260,7 +260,7 @@ class Simulation:
         """condor_rm of every job of ``owner``; its sources stop."""
         self.stopped.add(owner)
         now = self.env.now
-        for name, ad in list(self.pool.job_by_id.items()):
+        for name, ad in list(self.pool.queue.jobs.items()):
             if ad.eval("Owner") != owner:
                 continue
             if ad.eval("JobStatus") != RUNNING:
@@ -324,7 +324,7 @@ class Simulation:
             for name, slot in self.pool.slot_by_name.items()
             if slot.eval("Machine") in chosen and slot.eval("DynamicSlot") is not True
         ]
-        self.pool.remove_slots(names)
+        self.pool.remove_slots(names, now)
         self._cores = None
         self._drain_vacated(now)
         self.recorder.capacity(now, self.cores())

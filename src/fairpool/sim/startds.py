@@ -84,7 +84,7 @@ class Startds:
         names = self.names.pop(host)
         for name in names:
             if name in self.pool.job_on_slot:
-                self.pool.evict(name)
+                self.pool.evict(name, self.env.now)
             self._unwait(name)
             self.suspended.discard(name)
             del self.host[name]
@@ -110,7 +110,7 @@ class Startds:
         if reply.accepted:  # it replaces any claim that waited there before
             self._unwait(slot)
             self.waiting[slot] = (job_id(job), submitter)
-            self.pool.hold(job_id(job))
+            self.pool.queue.reserve(job_id(job))
         self.report(self._settle(host))
         return []
 
@@ -195,7 +195,7 @@ class Startds:
             slot = startd.slots[name]
             running = self.pool.job_on_slot.get(name)
             if running is not None:
-                job = self.pool.job_by_id[running]
+                job = self.pool.queue.jobs[running]
                 if slot.claim is None or slot.claim.job is not job:
                     self._evict(name)
                     return True
@@ -217,7 +217,7 @@ class Startds:
         will. Whether anything changed."""
         slot = startd.slots[name]
         job_name, submitter = self.waiting[name]
-        job = self.pool.job_by_id.get(job_name)
+        job = self.pool.queue.jobs.get(job_name)
         claim, pre = slot.claim, slot.preemptor
         if job is not None and claim is not None and claim.request is job:
             if slot.pair != (State.CLAIMED, Activity.IDLE):
@@ -233,7 +233,7 @@ class Startds:
         return True
 
     def _evict(self, name: str) -> None:
-        self.pool.evict(name)
+        self.pool.evict(name, self.env.now)
         self.suspended.discard(name)
         if name not in self.waiting:
             self.evictions += 1
@@ -241,7 +241,7 @@ class Startds:
     def _unwait(self, name: str) -> None:
         waiting = self.waiting.pop(name, None)
         if waiting is not None:
-            self.pool.unhold(waiting[0])
+            self.pool.queue.unreserve(waiting[0])
 
     def _watch_suspension(self, name: str, job: str, slot: Slot) -> None:
         suspended = slot.activity is Activity.SUSPENDED
