@@ -354,7 +354,9 @@ class Pool:
     def evict(self, slot_name: str, now: float) -> None:
         """The job on the slot stops (its startd evicted it) and goes back to idle."""
         self._vacate(self.job_on_slot.pop(slot_name), now)
-        self.slot_by_name[slot_name].pop("TotalJobRunTime", None)
+        slot = self.slot_by_name.get(slot_name)  # gone when its startd deleted it
+        if slot is not None:
+            slot.pop("TotalJobRunTime", None)
         self._changed(slot_name)
 
     def drop(self, names: Iterable[str]) -> None:
