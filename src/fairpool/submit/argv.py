@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import SubmitError
 
-__all__ = ["arguments_attr", "environment_attr"]
+__all__ = ["arguments_attr", "environment_attr", "split_new_syntax"]
 
 
 def arguments_attr(text: str, source: str, line: int) -> tuple[str, str]:
@@ -44,7 +44,16 @@ def _new_words(text: str, command: str, source: str, line: int) -> list[str]:
             source,
             line,
         )
-    body = text[1:-1].replace('""', '"')
+    return _words(text[1:-1].replace('""', '"'), command, source, line)
+
+
+def split_new_syntax(value: str, attribute: str) -> list[str]:
+    """The words of a stored ``Arguments`` or ``Environment`` value: the reverse of how
+    condor_submit writes them, so the starter gives the job exactly the words submitted."""
+    return _words(value, attribute, None, None)
+
+
+def _words(body: str, command: str, source: str | None, line: int | None) -> list[str]:
     words: list[str] = []
     current: list[str] | None = None
     index = 0
@@ -67,7 +76,9 @@ def _new_words(text: str, command: str, source: str, line: int) -> list[str]:
     return words
 
 
-def _quoted(body: str, index: int, out: list[str], command: str, source: str, line: int) -> int:
+def _quoted(
+    body: str, index: int, out: list[str], command: str, source: str | None, line: int | None
+) -> int:
     """Read a single-quoted section starting after its ``'``; return the index after it."""
     while index < len(body):
         if body[index] == "'":
