@@ -1,0 +1,51 @@
+"""Whom the job runs as: its Owner when the starter is root, else the starter's own user.
+
+HTCondor's starter does the same: only root can switch users, and a personal (non-root) pool
+runs every job as the user who started it.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+from dataclasses import dataclass
+
+from .hold import FAILED_TO_ACCESS_USER_ACCOUNT, Hold, StartError
+
+__all__ = ["JobUser", "job_user"]
+
+
+@dataclass(frozen=True)
+class JobUser:
+    """A Unix account; ``switch`` is true when the job's processes must take it on."""
+
+    name: str
+    uid: int
+    gid: int
+    groups: tuple[int, ...]
+    home: str
+    switch: bool
+
+    def spec(self) -> dict[str, object] | None:
+        """What the child process needs to become this user (None: stay as we are)."""
+        if not self.switch:
+            return None
+        return {"uid": self.uid, "gid": self.gid, "groups": list(self.groups)}
+
+
+def job_user(owner: str) -> JobUser:
+    """The account for a job owned by ``owner``; StartError when root cannot find it."""
+    if os.geteuid() != 0:
+        entry = pwd.getpwuid(os.geteuid())
+        return JobUser(entry.pw_name, entry.pw_uid, entry.pw_gid, (), entry.pw_dir, False)
+    try:
+        entry = pwd.getpwnam(owner)
+    except KeyError:
+        raise StartError(
+            Hold(
+                f"Failed to access user account {owner!r}: no such user",
+                FAILED_TO_ACCESS_USER_ACCOUNT,
+            )
+        ) from None
+    groups = tuple(os.getgrouplist(entry.pw_name, entry.pw_gid))
+    return JobUser(entry.pw_name, entry.pw_uid, entry.pw_gid, groups, entry.pw_dir, True)

@@ -1,0 +1,62 @@
+"""What a crashed startd leaves behind: jobs still running, scratch directories.
+
+The startd records each job's pid and its process start time (psutil's ``create_time``).
+After a restart, a pid alone proves nothing: the kernel may have given it to an unrelated
+process. The pair does: a pid with the same start time is the same process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Iterable
+from pathlib import Path
+
+import psutil
+
+from .sandbox import remove_tree
+
+__all__ = ["kill_leftover", "remove_stale_sandboxes"]
+
+SAME_START = 0.01  # seconds: one clock tick (create_time counts ticks since boot)
+
+
+def kill_leftover(pid: int, create_time: float) -> bool:
+    """SIGKILL the job ``pid`` started at ``create_time``, its process group and its
+    descendants; False (and nothing sent) when that process no longer exists."""
+    try:
+        process = psutil.Process(pid)
+        if abs(process.create_time() - create_time) > SAME_START:
+            return False
+        descendants = process.children(recursive=True)
+        leads_group = os.getpgid(pid) == pid
+    except (psutil.Error, ProcessLookupError):
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        if leads_group:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    for child in descendants:  # also those that left the group with setsid
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    return True
+
+
+def remove_stale_sandboxes(
+    execute_dir: str | os.PathLike[str], keep: Iterable[str | os.PathLike[str]] = ()
+) -> list[Path]:
+    """Remove every ``dir_<n>`` under ``execute_dir`` except those in ``keep`` (the
+    sandboxes of jobs still running); the removed paths, sorted."""
+    execute = Path(execute_dir)
+    if not execute.is_dir():
+        return []
+    kept = {Path(path).resolve() for path in keep}
+    removed = []
+    for path in sorted(execute.iterdir()):
+        stale = path.name.startswith("dir_") and path.resolve() not in kept
+        if stale and path.is_dir() and not path.is_symlink():
+            remove_tree(path)
+            removed.append(path)
+    return removed

@@ -1,0 +1,234 @@
+"""One job's process: spawned, signalled, noticed on exit, reaped, measured and finished.
+
+The job runs in its own session, so its pid is also its process group: every signal goes to
+the group, reaching the children the job started (those that did not leave the group with
+``setsid``). The exit is noticed without polling through a pidfd, which becomes readable
+when the process exits (``loop.add_reader(job.pidfd, ...)``, or ``await wait(job)``); the
+exit status stays with the kernel until ``reap()`` collects it, so the pid, and with it the
+process group id, cannot be reused by another process before then. After ``reap()`` no
+signal is sent, since the ids may name someone else's processes. At reap the starter kills
+what the job left behind in its group, as HTCondor's starter kills the job's family.
+
+Calls are made from one thread, and nothing else in the process may reap children with
+``waitpid(-1)`` (asyncio's old Safe/Fast child watchers do). ``spawn`` and ``finish`` copy
+files and wait for the shim (tens of milliseconds, longer for big transfers): a daemon on
+asyncio runs them in an executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+from dataclasses import dataclass, replace
+
+import psutil
+
+from ..classad import ClassAd
+from .hold import Hold, StartError, TransferError
+from .identity import job_user
+from .launch import launch
+from .plan import JobPlan, plan_job
+from .sandbox import Sandbox
+from .transfer import output_copies, run_copies
+from .usage import Usage, sample_tree
+
+__all__ = ["ExitRecord", "JobProcess", "wait"]
+
+
+@dataclass(frozen=True)
+class ExitRecord:
+    """How the job ended (a code, or a signal) and what it used, from ``wait4``.
+
+    ``max_rss_kib`` is the kernel's figure, which also counts the image the process had
+    before it exec'd the job (a copy of the starter's): an upper bound, not the job's own
+    peak (``JobProcess.usage()`` has that)."""
+
+    exit_code: int | None
+    signal: int | None
+    core_dumped: bool
+    user_cpu: float
+    sys_cpu: float
+    max_rss_kib: int
+
+    @classmethod
+    def from_wait(cls, status: int, usage: resource.struct_rusage) -> ExitRecord:
+        used = (usage.ru_utime, usage.ru_stime, usage.ru_maxrss)
+        if os.WIFSIGNALED(status):
+            return cls(None, os.WTERMSIG(status), os.WCOREDUMP(status), *used)
+        return cls(os.WEXITSTATUS(status), None, False, *used)
+
+    @property
+    def by_signal(self) -> bool:
+        return self.signal is not None
+
+    def attrs(self) -> dict[str, bool | int]:
+        """``ExitBySignal`` with ``ExitCode`` or ``ExitSignal``, as HTCondor's job ad has them."""
+        if self.signal is not None:
+            return {"ExitBySignal": True, "ExitSignal": self.signal}
+        return {"ExitBySignal": False, "ExitCode": self.exit_code or 0}
+
+
+class JobProcess:
+    """A started job. Make one with ``JobProcess.spawn``."""
+
+    def __init__(self, popen: subprocess.Popen, sandbox: Sandbox, plan: JobPlan, slot: str):
+        self._popen = popen
+        self.pid: int = popen.pid
+        self.sandbox = sandbox
+        self.plan = plan
+        self.slot = slot
+        self.pidfd: int = os.pidfd_open(self.pid)
+        self.create_time: float = psutil.Process(self.pid).create_time()
+        self._record: ExitRecord | None = None
+        self._usage = Usage()
+        self._suspended = False
+        self._killed = False
+        self._finished = False
+
+    @classmethod
+    def spawn(
+        cls,
+        ad: ClassAd,
+        *,
+        slot: str,
+        execute_dir: str | os.PathLike[str],
+        machine_ad: ClassAd | None = None,
+    ) -> JobProcess:
+        """Prepare the sandbox under ``execute_dir`` and start the job on ``slot``
+        (``"slot1_1@host"``). StartError: the job would be held (its ``hold`` says how);
+        OSError: the machine's execute directory cannot be used."""
+        try:
+            plan = plan_job(ad)
+            user = job_user(plan.owner)
+        except StartError as error:
+            raise StartError(_from_slot(error.hold, slot)) from None
+        sandbox = Sandbox.create(execute_dir, user)
+        try:
+            popen = launch(ad, plan, sandbox, slot, machine_ad)
+        except StartError as error:
+            sandbox.remove()
+            raise StartError(_from_slot(error.hold, slot)) from None
+        except BaseException:
+            sandbox.remove()
+            raise
+        return cls(popen, sandbox, plan, slot)
+
+    def suspend(self) -> None:
+        """SIGSTOP to the job's process group."""
+        if self._signal(signal.SIGSTOP):
+            self._suspended = True
+
+    def resume(self) -> None:
+        """SIGCONT to the job's process group."""
+        self._signal(signal.SIGCONT)
+        self._suspended = False
+
+    def soft_kill(self) -> None:
+        """The job's ``KillSig`` (SIGTERM by default) to the group; a suspended job is
+        continued after it, since a stopped process cannot act on the signal."""
+        self._note_kill()
+        self._signal(self.plan.kill_signal)
+        if self._suspended:
+            self.resume()
+
+    def hard_kill(self) -> None:
+        """SIGKILL to the group."""
+        self._note_kill()
+        self._signal(signal.SIGKILL)
+
+    def reap(self) -> ExitRecord | None:
+        """The exit record once the job has exited (None before; never blocks). The first
+        call collects the status, kills what the job left in its group and takes the final
+        figures; later calls return the same record."""
+        if self._record is not None:
+            return self._record
+        if not self._exited():
+            return None
+        self._sample()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+        _, status, usage = os.wait4(self.pid, 0)  # a zombie already: returns at once
+        self._popen.returncode = os.waitstatus_to_exitcode(status)  # subprocess: done with it
+        self._record = ExitRecord.from_wait(status, usage)
+        self._usage = self._usage.with_rusage(usage)
+        return self._record
+
+    def usage(self) -> Usage:
+        """The figures so far: sampled from the live process tree, final after ``reap``."""
+        if self._record is None:
+            self._sample()
+        if not self._finished:
+            self._usage = replace(self._usage, disk_usage=self.sandbox.disk_usage_kib())
+        return self._usage
+
+    def finish(self, *, transfer_output: bool | None = None) -> None:
+        """After ``reap``: transfer the output back to Iwd, then remove the sandbox and close
+        the pidfd (remove any reader on it first). Output is transferred by default only when
+        the job exited on its own, not when the starter killed it (HTCondor's ON_EXIT).
+        TransferError when the output could not be transferred; the sandbox is removed
+        anyway."""
+        if self._record is None:
+            raise RuntimeError("JobProcess.finish() before reap(): the job has not exited")
+        if self._finished:
+            return
+        self.usage()
+        self._finished = True
+        os.close(self.pidfd)
+        transfer = not self._killed if transfer_output is None else transfer_output
+        scratch = str(self.sandbox.path)
+        try:
+            changed = self.sandbox.changed_files() if transfer else []
+            copies = output_copies(self.plan, scratch, changed) if transfer else []
+            hold = run_copies(copies, self.sandbox.user, "output")
+        finally:
+            self.sandbox.remove()
+        if hold is not None:
+            raise TransferError(_from_slot(hold, self.slot))
+
+    def _signal(self, number: int) -> bool:
+        if self._record is not None:
+            return False
+        try:
+            os.killpg(self.pid, number)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def _note_kill(self) -> None:
+        if self._record is None and not self._exited():
+            self._killed = True
+
+    def _exited(self) -> bool:
+        return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+    def _sample(self) -> None:
+        sample = sample_tree(self.pid)
+        if sample is not None:
+            self._usage = self._usage.with_sample(sample)
+
+
+async def wait(process: JobProcess) -> ExitRecord:
+    """Wait on the pidfd (no polling) and reap: for tests and simple callers."""
+    loop = asyncio.get_running_loop()
+    while (record := process.reap()) is None:
+        readable = loop.create_future()
+        loop.add_reader(process.pidfd, _settle, readable)
+        try:
+            await readable
+        finally:
+            loop.remove_reader(process.pidfd)
+    return record
+
+
+def _settle(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _from_slot(hold: Hold, slot: str) -> Hold:
+    """HTCondor prefixes the reasons its starter gives with the slot they come from."""
+    return replace(hold, reason=f"Error from {slot}: {hold.reason}")

@@ -1,0 +1,73 @@
+"""A root starter runs the job as its Owner, and does the job's file work with the Owner's
+permissions, not root's."""
+
+from __future__ import annotations
+
+import errno
+import os
+import pwd
+
+import pytest
+from starter_jobs import Jobs
+
+from fairpool.starter import StartError
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="only root can run jobs as another user")
+
+
+@pytest.fixture
+def nobody_jobs(open_dir):
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user 'nobody' on this machine")
+    helper = Jobs(open_dir, "nobody")
+    helper.iwd.chmod(0o777)
+    yield helper, nobody
+    helper.cleanup()
+
+
+def test_job_runs_as_its_owner(nobody_jobs):
+    jobs, nobody = nobody_jobs
+    (jobs.iwd / "in.txt").write_text("data")
+    jobs.script("who.sh", "id -u > uid.txt\nid -g >> uid.txt\nstat -c %u . >> uid.txt\n")
+    _, record = jobs.run(
+        jobs.ad("executable = who.sh\ntransfer_input_files = in.txt\noutput = out.txt")
+    )
+    assert record.exit_code == 0
+    uid, gid, sandbox_owner = (jobs.iwd / "uid.txt").read_text().split()
+    assert int(uid) == nobody.pw_uid and int(gid) == nobody.pw_gid
+    assert int(sandbox_owner) == nobody.pw_uid
+    assert (jobs.iwd / "uid.txt").stat().st_uid == nobody.pw_uid  # written back as nobody
+    assert (jobs.iwd / "out.txt").stat().st_uid == nobody.pw_uid
+
+
+def test_owner_cannot_read_through_the_starter_what_they_cannot_read(nobody_jobs):
+    jobs, _ = nobody_jobs
+    secret = jobs.iwd / "secret.txt"
+    secret.write_text("root only")
+    secret.chmod(0o600)
+    jobs.script("ok.sh", "true\n")
+    with pytest.raises(StartError) as caught:
+        jobs.spawn(jobs.ad("executable = ok.sh\ntransfer_input_files = secret.txt"))
+    assert (caught.value.code, caught.value.subcode) == (13, errno.EACCES)
+    with pytest.raises(StartError) as caught:
+        jobs.spawn(jobs.ad("executable = ok.sh\ninput = secret.txt"))
+    assert (caught.value.code, caught.value.subcode) == (8, errno.EACCES)
+
+
+def test_owner_cannot_write_through_the_starter_where_they_cannot_write(nobody_jobs):
+    jobs, _ = nobody_jobs
+    locked = jobs.iwd / "locked"
+    locked.mkdir(mode=0o755)
+    jobs.script("ok.sh", "echo hi\n")
+    with pytest.raises(StartError) as caught:
+        jobs.spawn(jobs.ad("executable = ok.sh\noutput = locked/o\nshould_transfer_files = NO"))
+    assert (caught.value.code, caught.value.subcode) == (7, errno.EACCES)
+
+
+def test_unknown_owner_is_hold_code_23(tmp_path):
+    jobs = Jobs(tmp_path, "no-such-user-fairpool")
+    with pytest.raises(StartError) as caught:
+        jobs.spawn(jobs.ad("executable = /bin/true"))
+    assert caught.value.code == 23 and "no-such-user-fairpool" in caught.value.reason
