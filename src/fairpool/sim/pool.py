@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..classad import ClassAd, Expr
-from ..classad.match import rank, symmetric_match
+from ..classad.match import rank
 from ..classad.vector import SlotColumns
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.consumption import consumption_of
@@ -47,6 +47,7 @@ from ..negotiator.ledger import SlotLedger
 from ..negotiator.params import NegotiatorParams
 from ..negotiator.results import CycleResult, Match
 from ..negotiator.submitters import job_id
+from ..schedd.claims import leftover_jobs, next_job
 from ..schedd.queue import IDLE, JobQueue
 from ..startd.partition import carve, release
 
@@ -184,11 +185,7 @@ class Pool:
             limit = self.worklife.get(slot.eval("Machine"))
             if limit is not None and now - self.claimed_at[slot_name] > limit:
                 return None
-        limits = job_limits(job, slot, now)
-        for other in self.queue.idle_of(self.queue.submitter[job_id(job)]):
-            if job_limits(other, slot, now) == limits and symmetric_match(other, slot, now=now):
-                return other
-        return None
+        return next_job(self.queue, self.queue.submitter[job_id(job)], slot, job, now)
 
     def remove_slots(self, names: Iterable[str], now: float) -> list[str]:
         """Machines go away (a power failure): their jobs go back to idle, lost work and
@@ -265,11 +262,7 @@ class Pool:
         if not self.claim_leftovers or consumed is not None:
             return started  # the negotiator matched each job itself (consumption policy)
         in_use = LimitCounter.from_slots(self.limits, self.slots)
-        for other in self.queue.idle_of(match.submitter):
-            if not symmetric_match(other, pslot, now=now):
-                continue
-            if in_use.blocked(job_limits(other, pslot, now) or []):
-                continue
+        for other in leftover_jobs(self.queue, match.submitter, pslot, in_use, now):
             more = self._carve_and_start(pslot, other, match.submitter, now)
             if more is not None:
                 started.append(more)

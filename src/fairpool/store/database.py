@@ -24,7 +24,17 @@ from sqlalchemy import (
     text,
 )
 
-__all__ = ["METADATA", "customers", "groups", "meta", "open_database"]
+__all__ = [
+    "METADATA",
+    "customers",
+    "groups",
+    "job_clusters",
+    "job_history",
+    "jobs",
+    "meta",
+    "open_database",
+    "starters",
+]
 
 METADATA = MetaData()
 
@@ -66,6 +76,46 @@ groups = Table(
     Column("allocated", Float, nullable=False),
 )
 
+# The schedd's job queue: each cluster's ad, and each job's attributes that differ from
+# it (JSON ads, classad/jsonads.py), as HTCondor's job queue keeps cluster and proc ads.
+job_clusters = Table(
+    "job_clusters",
+    METADATA,
+    Column("cluster", Integer, primary_key=True),
+    Column("ad", String, nullable=False),
+)
+
+jobs = Table(
+    "jobs",
+    METADATA,
+    Column("cluster", Integer, primary_key=True),
+    Column("proc", Integer, primary_key=True),
+    Column("ad", String, nullable=False),
+)
+
+# Jobs that left the queue (completed or removed), whole, in the order they left.
+job_history = Table(
+    "job_history",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("cluster", Integer, nullable=False),
+    Column("proc", Integer, nullable=False),
+    Column("owner", String, nullable=False),
+    Column("completed", Integer, nullable=False),
+    Column("ad", String, nullable=False),
+)
+
+# The startd's running starters, so that a restarted startd finds what its last run
+# left behind.
+starters = Table(
+    "starters",
+    METADATA,
+    Column("slot", String, primary_key=True),
+    Column("pid", Integer, nullable=False),
+    Column("create_time", Float, nullable=False),
+    Column("job", String, nullable=False),
+)
+
 schema_version = Table(
     "schema_version",
     METADATA,
@@ -80,6 +130,17 @@ MIGRATIONS: dict[int, list[str]] = {
         " config_quota FLOAT NOT NULL, dynamic INTEGER NOT NULL, subtree_quota FLOAT NOT NULL,"
         " requested FLOAT NOT NULL, surplus VARCHAR NOT NULL, sort_key FLOAT NOT NULL,"
         " allocated FLOAT NOT NULL)"
+    ],
+    3: [
+        "CREATE TABLE IF NOT EXISTS job_clusters (cluster INTEGER PRIMARY KEY,"
+        " ad VARCHAR NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS jobs (cluster INTEGER NOT NULL, proc INTEGER NOT NULL,"
+        " ad VARCHAR NOT NULL, PRIMARY KEY (cluster, proc))",
+        "CREATE TABLE IF NOT EXISTS job_history (id INTEGER PRIMARY KEY, cluster INTEGER NOT NULL,"
+        " proc INTEGER NOT NULL, owner VARCHAR NOT NULL, completed INTEGER NOT NULL,"
+        " ad VARCHAR NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS starters (slot VARCHAR PRIMARY KEY, pid INTEGER NOT NULL,"
+        " create_time FLOAT NOT NULL, job VARCHAR NOT NULL)",
     ],
 }
 
@@ -102,6 +163,7 @@ def _sqlite_pragmas(connection, _record) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA busy_timeout=30000")  # daemons of several processes share it
     cursor.close()
 
 

@@ -1,0 +1,177 @@
+"""The schedd's job queue and history in the pool's database (database.py).
+
+A cluster's ad is stored once, and beside it each job's attributes that differ from it,
+as HTCondor's job queue keeps cluster and proc ads: a submission of 100,000 jobs writes
+one cluster ad and 100,000 small rows, and jobs read back share their cluster's
+expressions. The header row (cluster 0) holds ``NextClusterNum``, so cluster numbers
+are never given twice, even after their jobs have gone.
+
+Each write is one transaction: a whole submission; the jobs changed since the last
+save; jobs leaving the queue, deleted and added to the history together (so after a
+crash a job is in the queue or in the history, never both, never neither).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, bindparam, delete, insert, select, update
+
+from ..classad import ClassAd, Expr
+from ..classad.jsonads import ad_from_json, ad_to_json, expr_to_json
+from ..classad.match import evaluate, satisfied
+from .database import job_clusters, job_history, jobs
+
+__all__ = ["JobStore", "StoredQueue"]
+
+_HEADER = 0
+
+
+@dataclass
+class StoredQueue:
+    """What a schedd starts from: the next cluster number, cluster ads, job ads."""
+
+    next_cluster: int
+    clusters: dict[int, ClassAd]
+    jobs: list[ClassAd]
+
+
+class JobStore:
+    """One schedd's queue and history."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def load(self) -> StoredQueue:
+        with self.engine.connect() as conn:
+            clusters = {
+                row.cluster: ad_from_json(json.loads(row.ad), f"cluster {row.cluster}")
+                for row in conn.execute(select(job_clusters))
+            }
+            rows = conn.execute(select(jobs).order_by(jobs.c.cluster, jobs.c.proc)).all()
+        header = clusters.pop(_HEADER, ClassAd())
+        found = []
+        for row in rows:
+            job = clusters[row.cluster].copy()
+            for name, expr in ad_from_json(
+                json.loads(row.ad), f"job {row.cluster}.{row.proc}"
+            )._exprs.items():
+                job.insert_expr(name, expr)
+            found.append(job)
+        start = header.get("NextClusterNum")
+        return StoredQueue(start if type(start) is int else 1, clusters, found)
+
+    def submit(self, clusters: list[tuple[ClassAd, list[ClassAd]]], next_cluster: int) -> None:
+        """A whole submission: its cluster ads and jobs, and the next cluster number."""
+        with self.engine.begin() as conn:
+            for cluster_ad, procs in clusters:
+                number = cluster_ad["ClusterId"]
+                conn.execute(
+                    insert(job_clusters).values(cluster=number, ad=_dump(ad_to_json(cluster_ad)))
+                )
+                conn.execute(
+                    insert(jobs),
+                    [
+                        {
+                            "cluster": number,
+                            "proc": job["ProcId"],
+                            "ad": _dump(_diff(job, cluster_ad)),
+                        }
+                        for job in procs
+                    ],
+                )
+            self._set_next(conn, next_cluster)
+
+    def save(self, changed: Iterable[tuple[ClassAd, ClassAd]]) -> None:
+        """The rows of changed jobs, each given with its cluster's ad."""
+        rows = [
+            {"c": job["ClusterId"], "p": job["ProcId"], "ad": _dump(_diff(job, cluster))}
+            for job, cluster in changed
+        ]
+        if not rows:
+            return
+        statement = (
+            update(jobs)
+            .where(jobs.c.cluster == bindparam("c"), jobs.c.proc == bindparam("p"))
+            .values(ad=bindparam("ad"))
+        )
+        with self.engine.begin() as conn:
+            conn.execute(statement, rows)
+
+    def leave(
+        self,
+        gone: Iterable[tuple[ClassAd, ClassAd]],
+        empty_clusters: Iterable[int],
+        changed: Iterable[tuple[ClassAd, ClassAd]] = (),
+    ) -> None:
+        """Jobs leave the queue for the history (each given with its cluster's ad), the
+        clusters left with no job go, and other changed jobs are saved, at once."""
+        gone = list(gone)
+        changed = list(changed)
+        with self.engine.begin() as conn:
+            for job, _ in gone:
+                conn.execute(
+                    delete(jobs).where(
+                        jobs.c.cluster == job["ClusterId"], jobs.c.proc == job["ProcId"]
+                    )
+                )
+            if gone:
+                conn.execute(insert(job_history), [_history_row(job) for job, _ in gone])
+            for number in empty_clusters:
+                conn.execute(delete(job_clusters).where(job_clusters.c.cluster == number))
+            for job, cluster in changed:
+                conn.execute(
+                    update(jobs)
+                    .where(jobs.c.cluster == job["ClusterId"], jobs.c.proc == job["ProcId"])
+                    .values(ad=_dump(_diff(job, cluster)))
+                )
+
+    def history(
+        self, constraint: Expr | None = None, limit: int | None = None, now: float = 0.0
+    ) -> Iterator[ClassAd]:
+        """Jobs that left the queue, newest first, that satisfy ``constraint``."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(job_history.c.ad).order_by(job_history.c.id.desc()))
+            given = 0
+            for (text,) in rows:
+                if limit is not None and given >= limit:
+                    return
+                ad = ad_from_json(json.loads(text), "a history record")
+                if constraint is None or satisfied(evaluate(constraint, ad, now=now)):
+                    given += 1
+                    yield ad
+
+    @staticmethod
+    def _set_next(conn, next_cluster: int) -> None:
+        conn.execute(delete(job_clusters).where(job_clusters.c.cluster == _HEADER))
+        header = _dump({"NextClusterNum": next_cluster})
+        conn.execute(insert(job_clusters).values(cluster=_HEADER, ad=header))
+
+
+def _diff(job: ClassAd, cluster: ClassAd) -> dict[str, object]:
+    """The job's attributes that are not its cluster's (by expression identity)."""
+    shared = cluster._exprs
+    names = job._names
+    return {
+        names[key]: expr_to_json(expr)
+        for key, expr in job._exprs.items()
+        if shared.get(key) is not expr
+    }
+
+
+def _history_row(job: ClassAd) -> dict[str, object]:
+    owner = job.get("Owner")
+    completed = job.get("CompletionDate")
+    return {
+        "cluster": job["ClusterId"],
+        "proc": job["ProcId"],
+        "owner": owner if isinstance(owner, str) else "",
+        "completed": completed if type(completed) is int else 0,
+        "ad": _dump(ad_to_json(job)),
+    }
+
+
+def _dump(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"))
