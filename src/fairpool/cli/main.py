@@ -17,6 +17,8 @@ COMMANDS: dict[str, str] = {
     "demo": "fairpool.cli.demo:demo",
     "negotiate": "fairpool.cli.negotiate:negotiate",
     "policy": "fairpool.cli.policy:policy",
+    "pool": "fairpool.cli.pool:pool",
+    "reconfig": "fairpool.cli.pool:reconfig",
     "simulate": "fairpool.cli.simulate:simulate",
     "submit": "fairpool.cli.submit:submit",
     "userprio": "fairpool.cli.userprio:userprio",

@@ -14,7 +14,7 @@ Nodes follow Kueue's pattern: small records, with the quota arithmetic in free f
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..classad import Expr
@@ -137,3 +137,12 @@ def assigned_group(root: GroupNode, submitter: str) -> GroupNode:
             break
         node = child
     return node
+
+
+def group_assigner(config: GroupConfig) -> Callable[[str], str | None]:
+    """The group each customer is charged to (None without groups): what the accountant
+    needs to charge a group's whole subtree."""
+    if not config.enabled:
+        return lambda name: None
+    tree = build_tree(config)
+    return lambda name: assigned_group(tree, name).name

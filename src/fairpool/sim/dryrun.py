@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from ..accounting.accountant import AccountantPolicy
 from ..classad import ClassAd
 from ..negotiator import CycleResult, NegotiatorParams
+from ..negotiator.groups import group_assigner
 from ..store.accountant_store import AccountantStore
-from .negotiation import group_assigner, negotiate
+from .negotiation import negotiate
 from .pool import Pool
 
 __all__ = ["DryRun", "pool_time"]
@@ -44,7 +45,7 @@ class DryRun:
 
     def group_of(self) -> Callable[[str], str | None]:
         """The group each customer is charged to (None without groups)."""
-        return group_assigner(self.params)
+        return group_assigner(self.params.groups)
 
     def cycles(self, count: int, start: float, interval: float) -> Iterator[CycleResult]:
         """Run ``count`` cycles from ``start``, ``interval`` seconds apart."""

@@ -10,14 +10,11 @@ may save the accountant first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..accounting.accountant import Accountant
 from ..negotiator import CycleResult, NegotiatorParams, run_cycle
-from ..negotiator.groups import assigned_group, build_tree
 from .pool import Pool
 
-__all__ = ["group_assigner", "negotiate"]
+__all__ = ["negotiate"]
 
 
 def negotiate(
@@ -34,11 +31,3 @@ def negotiate(
     for name in result.submitters:
         accountant.customer(name)
     return result
-
-
-def group_assigner(params: NegotiatorParams) -> Callable[[str], str | None]:
-    """The group each customer is charged to (None without groups)."""
-    if not params.groups.enabled:
-        return lambda name: None
-    tree = build_tree(params.groups)
-    return lambda name: assigned_group(tree, name).name

@@ -26,13 +26,14 @@ from ..accounting.accountant import Accountant, Usage
 from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
 from ..errors import ScenarioError
+from ..negotiator.groups import group_assigner
 from ..negotiator.submitters import job_id
 from ..runtime.env import Environment
 from ..startd import MachineInputs, Startd
 from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
 from .events import apply_event
 from .machines import MachineSpec, machine_slots
-from .negotiation import group_assigner, negotiate
+from .negotiation import negotiate
 from .pool import Pool, Started
 from .recorder import Recorder
 from .sampling import take_sample
@@ -61,7 +62,7 @@ class Simulation:
         self.pool.claim_leftovers = self.settings.claim_leftovers
         self.pool.claim_reuse = sim.claim_reuse
         self.accountant = Accountant(
-            self.settings.policy, assign_group=group_assigner(self.settings.params)
+            self.settings.policy, assign_group=group_assigner(self.settings.params.groups)
         )
         self.factory = JobFactory(self.domain, sim.seed)
         self.recorder = Recorder(sim.start)
@@ -348,7 +349,7 @@ class Simulation:
         self.pool.limits = settings.params.concurrency
         self.pool.claim_leftovers = settings.claim_leftovers
         self.accountant.policy = settings.policy
-        self.accountant.assign_group = group_assigner(settings.params)
+        self.accountant.assign_group = group_assigner(settings.params.groups)
 
 
 def simulate(scenario: Scenario, progress: Callable[[float], None] | None = None) -> Simulation:

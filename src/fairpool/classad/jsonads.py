@@ -1,0 +1,121 @@
+"""ClassAds as JSON values, for the live pool's API: HTCondor's JSON ad form (formats.py)
+as Python objects, decoded and encoded fast.
+
+Ads cross the API by the thousand (a collector query returns every slot ad), and most of
+their expressions are the same few texts over and over, so an expression's text is
+parsed once (``Expr``'s cache) and a parsed expression is written once; plain values
+become the shared literal expressions ``ClassAd`` uses anyway.
+
+Values: JSON numbers, booleans and strings are ClassAd literals, ``null`` is UNDEFINED,
+arrays are lists, objects are nested ads, and any other expression is a string
+``"/Expr(<expression>)/"``, as HTCondor writes it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import ClassAdSyntaxError
+from .ad import ClassAd, Expr, _literal_expr
+from .nodes import AdLit, ListLit, Literal, Node
+from .unparse import unparse
+from .values import AbsTime, Error, RelTime, Undefined, to_text
+
+__all__ = ["ad_from_json", "ad_to_json", "expr_from_json"]
+
+_PREFIX, _SUFFIX = "/Expr(", ")/"
+_UNDEFINED = Expr("undefined")
+_written: dict[int, tuple[Node, Any]] = {}  # id(node) -> (node, its JSON value)
+_MAX_WRITTEN = 100_000
+
+
+def ad_from_json(obj: object, where: str = "the ad") -> ClassAd:
+    """The ClassAd of a JSON object; ``ClassAdSyntaxError`` naming ``where`` and the
+    attribute when it is not one."""
+    if not isinstance(obj, dict):
+        raise ClassAdSyntaxError(f"{where}: expected a JSON object, not {type(obj).__name__}")
+    ad = ClassAd()
+    exprs, names = ad._exprs, ad._names
+    for name, value in obj.items():
+        key = name.lower()
+        names.setdefault(key, name)
+        exprs[key] = expr_from_json(value, f"{where}, attribute {name}")
+    return ad
+
+
+def expr_from_json(value: object, where: str = "the value") -> Expr:
+    """The expression a JSON value stands for."""
+    kind = type(value)
+    if kind is str:
+        if value.startswith(_PREFIX) and value.endswith(_SUFFIX):  # type: ignore[union-attr]
+            try:
+                return Expr(value[len(_PREFIX) : -len(_SUFFIX)])  # type: ignore[index]
+            except ClassAdSyntaxError as err:
+                raise ClassAdSyntaxError(f"{where}: {err.message}") from None
+        return _literal_expr(str, value)
+    if kind is int or kind is bool or kind is float:
+        return _literal_expr(kind, value)
+    if value is None:
+        return _UNDEFINED
+    if kind is list or kind is dict:
+        return Expr._from_node(_node(value, where))
+    raise ClassAdSyntaxError(f"{where}: a {kind.__name__} is not a ClassAd value")
+
+
+def _node(value: Any, where: str) -> Node:
+    if isinstance(value, list):
+        return ListLit(tuple(_node(v, where) for v in value))
+    if isinstance(value, dict):
+        return AdLit(tuple((str(k), _node(v, where)) for k, v in value.items()))
+    return expr_from_json(value, where).node
+
+
+def ad_to_json(ad: ClassAd, projection: set[str] | None = None) -> dict[str, Any]:
+    """The JSON object of an ad (only the lower-case names in ``projection``, if given)."""
+    out = {}
+    names = ad._names
+    for key, expr in ad._exprs.items():
+        if projection is None or key in projection:
+            out[names[key]] = expr_to_json(expr)
+    return out
+
+
+def expr_to_json(expr: Expr) -> Any:
+    """The JSON value of an expression."""
+    node = expr.node
+    if type(node) is Literal and node.text is None:
+        value = node.value
+        kind = type(value)
+        if kind is bool or kind is int:
+            return value
+        if kind is str:
+            return to_text(value)
+        if kind is float and math.isfinite(value):
+            return value
+        if kind is Undefined:
+            return None
+    found = _written.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    value = _write(node)
+    if len(_written) >= _MAX_WRITTEN:
+        _written.clear()
+    _written[id(node)] = (node, value)
+    return value
+
+
+def _write(node: Node) -> Any:
+    if type(node) is Literal and node.text is None:
+        value = node.value
+        kind = type(value)
+        if kind is str:
+            return to_text(value)
+        if kind in (AbsTime, RelTime, Error, float):
+            return f"{_PREFIX}{unparse(node)}{_SUFFIX}"
+        return expr_to_json(Expr._from_node(node))  # a plain value inside a list or ad
+    if type(node) is ListLit:
+        return [_write(item) for item in node.items]
+    if type(node) is AdLit:
+        return {attr: _write(value) for attr, value in node.attrs}
+    return f"{_PREFIX}{to_text(unparse(node))}{_SUFFIX}"

@@ -1,0 +1,99 @@
+"""What every daemon of a process shares: the configuration, the clock, the pool's
+directories and database, and where the daemons are.
+
+The master (master.py) builds one ``Context`` per process and gives it to each daemon
+of ``DAEMON_LIST`` it starts there. Directories are HTCondor's knobs: ``LOCAL_DIR``,
+``SPOOL`` (the database: job queue, history, accountant), ``LOG`` (each daemon's log)
+and ``EXECUTE`` (the jobs' scratch directories).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from ..config import Config
+from ..config.knob_values import knob_error
+from ..runtime.realtime import RealtimeEnvironment
+
+__all__ = ["Context", "PoolPaths", "knob_float", "knob_int"]
+
+
+@dataclass(frozen=True)
+class PoolPaths:
+    local_dir: Path
+    spool: Path
+    log: Path
+    execute: Path
+
+    @classmethod
+    def of(cls, config: Config) -> PoolPaths:
+        local = Path(_path(config, "LOCAL_DIR", "."))
+        return cls(
+            local,
+            Path(_path(config, "SPOOL", str(local / "spool"))),
+            Path(_path(config, "LOG", str(local / "log"))),
+            Path(_path(config, "EXECUTE", str(local / "execute"))),
+        )
+
+    def make(self) -> None:
+        for directory in (self.local_dir, self.spool, self.log, self.execute):
+            directory.mkdir(parents=True, exist_ok=True)
+
+
+def _path(config: Config, name: str, default: str) -> str:
+    text = config.get(name)
+    return text.strip() if text and text.strip() else default
+
+
+@dataclass
+class Context:
+    """One process's share of the pool."""
+
+    config: Config
+    env: RealtimeEnvironment
+    paths: PoolPaths
+    engine: Engine
+    url: str = ""  # this process's API, e.g. http://127.0.0.1:9618 (set once listening)
+    collector_url: str = ""  # the collector's API (COLLECTOR_HOST)
+    host: str = field(default_factory=socket.getfqdn)
+    started: float = 0.0
+
+    def logger(self, daemon: str) -> logging.Logger:
+        """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""
+        logger = logging.getLogger(f"fairpool.{daemon}")
+        if not logger.handlers:
+            path = self.paths.log / f"{daemon.capitalize()}Log"
+            handler = logging.FileHandler(path)
+            handler.setFormatter(
+                logging.Formatter("%(asctime)s.%(msecs)03d %(message)s", "%m/%d/%y %H:%M:%S")
+            )
+            logger.addHandler(handler)
+            logger.setLevel(logging.INFO)
+            logger.propagate = False
+        return logger
+
+    def daemon_url(self, daemon: str) -> str:
+        return f"{self.url}/{daemon}"
+
+
+def knob_int(config: Config, name: str, default: int, minimum: int = 0) -> int:
+    """An integer knob of at least ``minimum`` (a ConfigError names the knob and where
+    it was set)."""
+    value = config.get_int(name, default)
+    assert value is not None
+    if value < minimum:
+        raise knob_error(config, name, f"a whole number of {minimum} or more")
+    return value
+
+
+def knob_float(config: Config, name: str, default: float, minimum: float = 0.0) -> float:
+    value = config.get_float(name, default)
+    assert value is not None
+    if value < minimum:
+        raise knob_error(config, name, f"a number of {minimum:g} or more")
+    return value

@@ -1,0 +1,305 @@
+"""The master: the daemons of ``DAEMON_LIST`` in this process, behind one HTTP server.
+
+``fairpool pool start`` runs a master. It reads the configuration (``--config``, else
+``CONDOR_CONFIG``, else the pool directory's own ``condor_config``, written with a
+personal pool's settings the first time), makes the pool's directories (``LOCAL_DIR``
+is the pool directory unless the configuration sets it), opens the pool's database,
+starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD; MASTER
+itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
+``/startd`` and ``/master`` on 127.0.0.1. Their timers run on one event heap paced by
+the wall clock (runtime/realtime.py).
+
+The port is ``COLLECTOR_HOST``'s when the collector runs here (``:0``, a personal pool's
+setting, takes any free port); the address is written to ``LOCAL_DIR/address`` for the
+commands to find, and the master's pid to ``LOCAL_DIR/master.pid``. A daemon run alone
+(``DAEMON_LIST = MASTER, SCHEDD``) reaches the collector named by ``COLLECTOR_HOST``.
+SIGTERM or SIGINT (``fairpool pool stop``) stops the pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from ..classad import ClassAd
+from ..classad.jsonads import ad_to_json
+from ..config import Config, load_config
+from ..errors import ConfigError, FairpoolError
+from ..runtime.realtime import RealtimeEnvironment
+from ..store.database import open_database
+from .client import Api
+from .collector import Collector
+from .context import Context, PoolPaths
+from .errors import ApiError, error_body, status_of
+from .negotiator import Negotiator
+from .negotiator_api import negotiator_router
+from .schedd import Schedd
+from .schedd_api import schedd_router
+from .startd import StartdDaemon
+from .startd_api import startd_router
+
+__all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
+
+DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD")
+CONFIG_NAME = "condor_config"
+ADDRESS_NAME = "address"
+PID_NAME = "master.pid"
+
+PERSONAL = """\
+# The configuration of a fairpool personal pool, written by `fairpool pool start`.
+# HTCondor's configuration language; docs/pool.md lists the knobs the pool reads.
+LOCAL_DIR = {local_dir}
+DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD
+COLLECTOR_HOST = 127.0.0.1:0
+"""
+
+
+def pool_dir(given: str | os.PathLike[str] | None = None) -> Path:
+    """The pool directory: given, else ``$FAIRPOOL_DIR``, else ``~/.fairpool``."""
+    if given is not None:
+        return Path(given).expanduser().resolve()
+    env = os.environ.get("FAIRPOOL_DIR")
+    return Path(env).expanduser().resolve() if env else Path.home() / ".fairpool"
+
+
+def personal_config(directory: Path) -> Path:
+    """The pool directory's configuration file, written the first time."""
+    path = directory / CONFIG_NAME
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        path.write_text(PERSONAL.format(local_dir=directory))
+    return path
+
+
+def read_config(directory: Path, config: str | None) -> Config:
+    """The pool's configuration, with LOCAL_DIR the pool directory unless it says."""
+    chosen = config or os.environ.get("CONDOR_CONFIG") or str(personal_config(directory))
+    env = dict(os.environ)
+    env.pop("CONDOR_CONFIG", None)
+    loaded = load_config(chosen, env=env)
+    if not loaded.is_set("LOCAL_DIR"):
+        loaded = load_config(chosen, env={**env, "_CONDOR_LOCAL_DIR": str(directory)})
+    return loaded
+
+
+def collector_address(config: Config) -> tuple[str, int]:
+    """COLLECTOR_HOST as (host, port): ``127.0.0.1:9618``, ``host``, ``http://host:port``."""
+    text = (config.get("COLLECTOR_HOST") or "").strip()
+    text = text.split("://", 1)[-1].split("/", 1)[0]
+    if not text:
+        return "127.0.0.1", 0
+    host, _, port = text.rpartition(":") if ":" in text else (text, "", "9618")
+    try:
+        number = int(port)
+    except ValueError:
+        source, line = config.where("COLLECTOR_HOST")
+        raise ConfigError(
+            f"COLLECTOR_HOST = {text!r}: expected host:port", source, line, "COLLECTOR_HOST"
+        ) from None
+    return host or "127.0.0.1", number
+
+
+class Master:
+    """One process of the pool."""
+
+    def __init__(self, directory: Path, config: str | None = None) -> None:
+        self.directory = directory
+        self.config_file = config
+        self.config = read_config(directory, config)
+        self.daemons: dict[str, Any] = {}
+        self.server: uvicorn.Server | None = None
+        self.stopping = asyncio.Event()
+        self.ctx: Context | None = None
+
+    def daemon_list(self) -> list[str]:
+        names = [n.upper() for n in self.config.get_list("DAEMON_LIST")]
+        unknown = [n for n in names if n not in (*DAEMONS, "MASTER")]
+        if unknown:
+            source, line = self.config.where("DAEMON_LIST")
+            raise ConfigError(
+                f"DAEMON_LIST: unknown daemon {unknown[0]} (fairpool runs {', '.join(DAEMONS)})",
+                source,
+                line,
+                "DAEMON_LIST",
+            )
+        return [n for n in DAEMONS if n in names]
+
+    async def run(self) -> None:
+        """Serve until stopped."""
+        names = self.daemon_list()
+        paths = PoolPaths.of(self.config)
+        paths.make()
+        ctx = self.ctx = Context(
+            self.config, RealtimeEnvironment(), paths, open_database(paths.spool)
+        )
+        ctx.started = time.time()
+        host, port = collector_address(self.config)
+        listening = _listen("127.0.0.1", port if "COLLECTOR" in names else 0)
+        ctx.url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+        ctx.collector_url = (
+            ctx.daemon_url("collector")
+            if "COLLECTOR" in names
+            else f"http://{host}:{port}/collector"
+        )
+        self.log = ctx.logger("master")
+        app = self._app()
+        for name in names:
+            self.daemons[name] = _DAEMON_TYPES[name](ctx)
+            app.include_router(_ROUTERS[name](self.daemons[name]))
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(number, self.stopping.set)
+        serving = loop.create_task(self.server.serve(sockets=[listening]))
+        heap = loop.create_task(ctx.env.run())
+        while not self.server.started and not serving.done():
+            await asyncio.sleep(0.01)
+        self._announce()
+        advertising = loop.create_task(self._advertise_all())
+        stop = loop.create_task(self.stopping.wait())
+        await asyncio.wait({serving, stop}, return_when=asyncio.FIRST_COMPLETED)
+        advertising.cancel()
+        await self._shutdown(serving, heap)
+
+    def _announce(self) -> None:
+        assert self.ctx is not None
+        (self.directory / ADDRESS_NAME).write_text(self.ctx.url + "\n")
+        (self.directory / PID_NAME).write_text(f"{os.getpid()}\n")
+        self.log.info("pool at %s: %s", self.ctx.url, ", ".join(self.daemons))
+
+    async def _advertise_all(self) -> None:
+        for daemon in self.daemons.values():
+            advertise = getattr(daemon, "advertise", None)
+            if advertise is not None:
+                await advertise()
+        await self._master_ad()
+
+    async def _master_ad(self) -> None:
+        assert self.ctx is not None
+        ad = ClassAd(
+            {
+                "MyType": "DaemonMaster",
+                "Name": self.ctx.host,
+                "Machine": self.ctx.host,
+                "ApiAddress": self.ctx.daemon_url("master"),
+                "MyAddress": f"<{self.ctx.url.split('://')[-1]}>",
+                "DaemonStartTime": int(self.ctx.started),
+                "DaemonList": ", ".join(["MASTER", *self.daemons]),
+            }
+        )
+        with contextlib.suppress(ApiError):
+            api = Api(self.ctx.collector_url)
+            await api.post("/update", {"ads": [ad_to_json(ad)]})
+            await api.close()
+
+    async def _shutdown(self, serving: asyncio.Task, heap: asyncio.Task) -> None:
+        for daemon in reversed(list(self.daemons.values())):
+            with contextlib.suppress(Exception):
+                await daemon.close() if hasattr(daemon, "close") else None
+        heap.cancel()
+        if self.server is not None:
+            self.server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
+        for name in (ADDRESS_NAME, PID_NAME):
+            with contextlib.suppress(FileNotFoundError):
+                (self.directory / name).unlink()
+
+    def reconfig(self) -> list[str]:
+        """Read the configuration again; each daemon takes the knobs it reads live."""
+        assert self.ctx is not None
+        self.config = read_config(self.directory, self.config_file)
+        self.ctx.config = self.config
+        for daemon in self.daemons.values():
+            daemon.reconfig()
+        return list(self.daemons)
+
+    def _app(self) -> FastAPI:
+        app = FastAPI(
+            title="fairpool",
+            summary="A fairpool pool's daemons: collector, negotiator, schedd, startd.",
+            version="1",
+        )
+
+        @app.exception_handler(FairpoolError)
+        async def refused(request: Request, err: FairpoolError) -> JSONResponse:
+            return JSONResponse(error_body(err), status_code=status_of(err)[0])
+
+        @app.exception_handler(RequestValidationError)
+        async def malformed(request: Request, err: RequestValidationError) -> JSONResponse:
+            first = err.errors()[0] if err.errors() else {}
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            message = f"{where}: {first.get('msg', 'malformed request')}"
+            return JSONResponse(
+                {"error": {"code": "bad_request", "message": message}}, status_code=400
+            )
+
+        @app.exception_handler(Exception)
+        async def failed(request: Request, err: Exception) -> JSONResponse:
+            logging.getLogger("fairpool.master").exception(
+                "%s %s failed", request.method, request.url.path
+            )
+            return JSONResponse(error_body(err), status_code=500)
+
+        @app.get("/master/status", tags=["master"], summary="The daemons of this process")
+        async def status() -> dict[str, Any]:
+            assert self.ctx is not None
+            return {
+                "pid": os.getpid(),
+                "address": self.ctx.url,
+                "daemons": ["MASTER", *self.daemons],
+                "started": self.ctx.started,
+                "local_dir": str(self.ctx.paths.local_dir),
+            }
+
+        @app.post("/master/reconfig", tags=["master"], summary="Read the configuration again")
+        async def reconfig() -> dict[str, Any]:
+            return {"reconfigured": self.reconfig()}
+
+        @app.post("/master/off", tags=["master"], summary="Stop this process's daemons")
+        async def off() -> dict[str, bool]:
+            self.stopping.set()
+            return {"stopping": True}
+
+        return app
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror}") from None
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+_DAEMON_TYPES = {
+    "COLLECTOR": Collector,
+    "NEGOTIATOR": Negotiator,
+    "SCHEDD": Schedd,
+    "STARTD": StartdDaemon,
+}
+_ROUTERS = {
+    "COLLECTOR": Collector.router,
+    "NEGOTIATOR": negotiator_router,
+    "SCHEDD": schedd_router,
+    "STARTD": startd_router,
+}

@@ -1,0 +1,287 @@
+"""The negotiator: a cycle every NEGOTIATOR_INTERVAL over the pool as the collector and
+the schedds show it, with the accountant kept in the pool's database.
+
+A cycle, as HTCondor's negotiator runs it: the slot ads (with their private ClaimIds)
+and the Submitter ads from the collector; the significant attributes derived from the
+slots, sent to each schedd that has submitters, which answers with its resource
+requests (one per autocluster, with a count); ``run_cycle`` over them with the
+accountant's priorities (aged to now); the accountant's usage saved (in one
+transaction, before any match is sent, so a crash never charges twice); the matches
+sent to their schedds, each with the slot's ClaimId and its startd's address.
+
+Each cycle's matches and rejections are kept (the last ``NEGOTIATOR_CYCLES_KEPT``), so
+"why is my job idle" has the negotiator's own answer; the statistics go into the
+Negotiator ad (``LastNegotiationCycle*``). A schedd's submit asks for a cycle soon
+(``reschedule``), no sooner than NEGOTIATOR_MIN_INTERVAL after the last one began.
+
+The cycle runs in a worker thread on ads private to it, so the daemons sharing this
+process keep answering; the accountant is changed only under the cycle's lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from typing import Any
+
+from ..accounting.records import Customer
+from ..classad import ClassAd
+from ..classad.jsonads import ad_from_json, ad_to_json
+from ..negotiator import CycleResult, PoolSnapshot, run_cycle, significant_of
+from ..negotiator.configure import accountant_policy, negotiator_params
+from ..negotiator.groups import group_assigner
+from ..negotiator.submitters import Request, SubmitterQueue
+from ..store.accountant_store import AccountantStore
+from .client import Api
+from .context import Context, knob_float, knob_int
+from .errors import BadRequest, Conflict, Unavailable
+
+__all__ = ["Negotiator"]
+
+
+class Negotiator:
+    """The pool's matchmaker and accountant."""
+
+    name = "negotiator"
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.log = ctx.logger(self.name)
+        self.reconfig()
+        self.store = AccountantStore(ctx.paths.spool)
+        self.accountant = self.store.load(self.policy, group_assigner(self.params.groups))
+        self.version = 0  # of the accountant, for edits made from a copy
+        self.cycles: deque[dict[str, Any]] = deque(maxlen=self.kept)
+        self.last_start = 0.0
+        self.last_stats: dict[str, Any] = {}
+        self.offered: dict[tuple[str, str], int] = {}  # (schedd, request's job) -> autocluster
+        self._lock: asyncio.Lock | None = None
+        self._next = None
+        self._apis: dict[str, Api] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._plan(0.0)
+
+    def reconfig(self) -> None:
+        config = self.ctx.config
+        self.params = negotiator_params(config, warn=lambda problem: self.log.info("%s", problem))
+        self.policy = accountant_policy(config)
+        self.interval = knob_float(config, "NEGOTIATOR_INTERVAL", 60.0, minimum=0.001)
+        self.min_interval = knob_float(config, "NEGOTIATOR_MIN_INTERVAL", 5.0)
+        self.kept = knob_int(config, "NEGOTIATOR_CYCLES_KEPT", 20, minimum=1)
+        self.negotiator_name = (config.get("NEGOTIATOR_NAME") or "").strip() or self.ctx.host
+        if hasattr(self, "accountant"):
+            self.accountant.policy = self.policy
+            self.accountant.assign_group = group_assigner(self.params.groups)
+            self.cycles = deque(self.cycles, maxlen=self.kept)
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    def api(self, url: str) -> Api:
+        if url not in self._apis:
+            self._apis[url] = Api(url)
+        return self._apis[url]
+
+    def spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- when cycles run ----------------------------------------------------------------
+    def _plan(self, delay: float) -> None:
+        """A cycle ``delay`` seconds from now (replacing a later one already planned)."""
+        when = self.ctx.env.now + delay
+        if self._next is not None and not self._next.cancelled:
+            if self._next.time <= when:
+                return
+            self._next.cancel()
+        self._next = self.ctx.env.at(when, lambda: self.spawn(self.cycle()))
+
+    def reschedule(self) -> None:
+        """A cycle soon: at once, or NEGOTIATOR_MIN_INTERVAL after the last one began."""
+        self._plan(max(0.0, self.last_start + self.min_interval - self.ctx.env.now))
+
+    # -- a cycle ------------------------------------------------------------------------
+    async def cycle(self) -> CycleResult | None:
+        self._next = None
+        async with self.lock:
+            started = time.monotonic()
+            now = self.ctx.env.now
+            self.last_start = now
+            try:
+                result = await self._negotiate(now)
+            except Unavailable as err:
+                self.log.info("no cycle: %s", err)
+                result = None
+            finally:
+                self._plan(self.interval)
+            if result is not None:
+                self._record(result, time.monotonic() - started)
+        self.spawn(self.advertise())
+        return result
+
+    async def _negotiate(self, now: float) -> CycleResult:
+        collector = self.api(self.ctx.collector_url)
+        machines = (await collector.get("/ads", type="Machine", private="true"))["ads"]
+        submitters = (await collector.get("/ads", type="Submitter"))["ads"]
+        slots = [ad_from_json(obj, "a slot ad") for obj in machines]
+        significant = significant_of(slots, self.params, now)
+        queues, offered = await self._requests(submitters, significant)
+        running = frozenset(
+            str(ad.get("Name"))
+            for ad in submitters
+            if type(ad.get("RunningJobs")) is int and ad["RunningJobs"] > 0
+        )
+        self.accountant.update_priorities(now)
+        snapshot = PoolSnapshot(slots, [], running=running, queues=queues)
+        priorities = self.accountant.view().__getitem__
+        result = await asyncio.to_thread(run_cycle, snapshot, priorities, self.params, now=now)
+        self.accountant.set_usage(result.usage)
+        for name in result.submitters:
+            self.accountant.customer(name)
+        self.store.save(self.accountant, result.groups if self.params.groups.enabled else None)
+        self.version += 1
+        await self._send(result, {obj.get("Name"): obj for obj in machines})
+        self.offered = offered
+        return result
+
+    async def _requests(
+        self, submitters: list[dict[str, Any]], significant: tuple[str, ...]
+    ) -> tuple[dict[str, SubmitterQueue], dict[tuple[str, str], int]]:
+        """Each schedd's resource requests, as the cycle's submitter queues; and the
+        autocluster each request's job stands for."""
+        schedds = sorted(
+            {s["ApiAddress"] for s in submitters if isinstance(s.get("ApiAddress"), str)}
+        )
+        queues: dict[str, SubmitterQueue] = {}
+        offered: dict[tuple[str, str], int] = {}
+        for schedd in schedds:
+            try:
+                reply = await self.api(schedd).post(
+                    "/negotiate", {"significant": list(significant)}
+                )
+            except Unavailable as err:
+                self.log.info("schedd %s: %s", schedd, err)
+                continue
+            for submitter, requests in (reply.get("submitters") or {}).items():
+                queue = queues.setdefault(submitter, SubmitterQueue(submitter))
+                for request in requests:
+                    job = ad_from_json(request.get("job"), f"a request of {schedd}")
+                    count = int(request.get("count", 0))
+                    cluster = int(request.get("autocluster", 0))
+                    queue.requests.append(Request(cluster, [job], count=count, schedd=schedd))
+                    cpus = job.eval("RequestCpus")
+                    queue.weighted_idle += count * (cpus if type(cpus) in (int, float) else 1)
+                    offered[(schedd, f"{job.get('ClusterId')}.{job.get('ProcId')}")] = cluster
+        return queues, offered
+
+    async def _send(self, result: CycleResult, slots: dict[Any, dict[str, Any]]) -> None:
+        by_schedd: dict[str, list[dict[str, Any]]] = {}
+        for match in result.matches:
+            slot = slots.get(match.slot, {})
+            claim_id = slot.get("ClaimId")
+            public = {k: v for k, v in slot.items() if k != "ClaimId"}
+            by_schedd.setdefault(match.schedd or "", []).append(
+                {
+                    "job": match.job,
+                    "submitter": match.submitter,
+                    "slot": match.slot,
+                    "claim_id": claim_id,
+                    "startd": slot.get("ApiAddress"),
+                    "preempting": match.preempting is not None,
+                    "slot_ad": public,
+                }
+            )
+        for schedd, matches in by_schedd.items():
+            try:
+                await self.api(schedd).post("/matches", {"matches": matches})
+            except Unavailable as err:
+                self.log.info("matches for %s not delivered: %s", schedd, err)
+
+    def _record(self, result: CycleResult, seconds: float) -> None:
+        summary = result.to_json()
+        for rejection in summary["rejections"]:
+            key = (rejection.get("schedd"), rejection["job"])
+            rejection["autocluster"] = self.offered.get(key)
+        for match in summary["matches"]:
+            match["autocluster"] = self.offered.get((match.get("schedd"), match["job"]))
+        summary["duration"] = seconds
+        self.cycles.append(summary)
+        self.last_stats = {
+            **result.stats.to_ad_attributes(),
+            "LastNegotiationCycleDuration0": round(seconds, 3),
+            "LastNegotiationCycleEnd0": int(self.ctx.env.now),
+        }
+        self.log.info(
+            "cycle: %d matches, %d rejections, %.3f s",
+            len(result.matches),
+            len(result.rejections),
+            seconds,
+        )
+
+    # -- the accountant, for userprio ---------------------------------------------------
+    def accountant_state(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "last_update": self.accountant.last_update,
+            "customers": [c.as_dict() for c in self.accountant.customers.values()],
+            "groups": self.store.group_figures(),
+        }
+
+    async def edit_accountant(
+        self, version: int, changed: list[Any], deleted: list[Any]
+    ) -> dict[str, Any]:
+        """Records changed by ``fairpool userprio`` on a copy of version ``version``."""
+        async with self.lock:
+            if version != self.version:
+                raise Conflict("the accountant changed meanwhile: run the command again")
+            records = []
+            for number, fields in enumerate(changed):
+                if not isinstance(fields, dict):
+                    raise BadRequest(f"changed[{number}]: expected a record")
+                try:
+                    records.append(Customer(**fields))
+                except TypeError as err:
+                    raise BadRequest(f"changed[{number}]: {err}") from None
+            for record in records:
+                self.accountant.customers[record.name] = record
+                self.accountant.changed.add(record.name)
+            for name in deleted:
+                if isinstance(name, str) and name in self.accountant.customers:
+                    self.accountant.delete(name)
+            self.store.save(self.accountant)
+            self.version += 1
+        return {"version": self.version}
+
+    # -- the collector ------------------------------------------------------------------
+    def ad(self) -> ClassAd:
+        return ClassAd(
+            {
+                "MyType": "Negotiator",
+                "Name": self.negotiator_name,
+                "Machine": self.ctx.host,
+                "MyAddress": f"<{self.ctx.url.split('://')[-1]}>",
+                "ApiAddress": self.ctx.daemon_url(self.name),
+                "DaemonStartTime": int(self.ctx.started),
+                "MyCurrentTime": int(self.ctx.env.now),
+                **self.last_stats,
+            }
+        )
+
+    async def advertise(self) -> None:
+        try:
+            await self.api(self.ctx.collector_url).post("/update", {"ads": [ad_to_json(self.ad())]})
+        except Unavailable as err:
+            self.log.info("cannot advertise: %s", err)
+
+    async def close(self) -> None:
+        if self._next is not None:
+            self._next.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for api in self._apis.values():
+            await api.close()

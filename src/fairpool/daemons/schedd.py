@@ -1,0 +1,820 @@
+"""The schedd: the job queue of one submit host, and the claims that run its jobs.
+
+It keeps the queue (schedd/queue.py) in memory and in the pool's database
+(store/jobs.py), its idle jobs in autoclusters (schedd/autoclusters.py), and for each
+job its user log (schedd/userlog.py). It carries a job through its life:
+
+* **submit**: a whole submission (the clusters and jobs ``fairpool submit`` made of a
+  submit file) is numbered and written in one transaction, then the negotiator is asked
+  to run a cycle soon (as condor_submit's reschedule does);
+* **negotiation**: the negotiator asks for resource requests (one per autocluster and
+  submitter, with a count) and sends back matches; for each match the schedd takes the
+  autocluster's first idle job, claims the slot from its startd and activates the job
+  there; a match on a partitionable slot may run more of the submitter's jobs on what
+  is left (``CLAIM_PARTITIONABLE_LEFTOVERS``);
+* **runs**: the startd reports what happened to the job (exited, vacated, suspended,
+  resumed; a preempting claim ready or lost) and the shadow's rules (schedd/shadow.py)
+  set the job's attributes and write its user-log event; a completed job's claim runs
+  the submitter's next matching job (claim reuse) until the startd ends it;
+* **commands**: remove, hold, release, qedit, queries of the queue and history.
+
+``MAX_JOBS_RUNNING`` caps the jobs running and starting at once. After a crash, the
+jobs the database shows running are put back to idle and their user logs say they were
+evicted (their runs died with the pool's startd, which kills what its last run left).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pwd
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ..classad import ClassAd, Expr
+from ..classad.ad import node_of
+from ..classad.jsonads import ad_from_json, ad_to_json
+from ..classad.match import evaluate, satisfied
+from ..classad.unparse import unparse
+from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
+from ..negotiator.submitters import job_id
+from ..schedd import shadow
+from ..schedd.autoclusters import AutoclusterIndex
+from ..schedd.claims import leftover_jobs, next_job
+from ..schedd.queue import (
+    COMPLETED,
+    HELD,
+    IDLE,
+    REMOVED,
+    RUNNING,
+    SUSPENDED,
+    TRANSFERRING_OUTPUT,
+    JobQueue,
+)
+from ..schedd.userlog import (
+    Aborted,
+    Held,
+    LogFormat,
+    Released,
+    Submitted,
+    Suspended,
+    Unsuspended,
+    UserLog,
+    UserLogError,
+    UserLogEvent,
+    user_log_path,
+)
+from ..store.jobs import JobStore
+from .client import Api
+from .context import Context, knob_int
+from .errors import BadRequest, Conflict, Forbidden, NotFound, Unavailable
+from .identity import Caller
+
+__all__ = ["Schedd"]
+
+HELD_BY_USER, PERIODIC_HOLD = 1, 3  # HoldReasonCode (JobHeldByUser, a job policy expression)
+_ACTIVE = (RUNNING, SUSPENDED, TRANSFERRING_OUTPUT)
+# qedit may not change these (HTCondor's protected and immutable job attributes)
+_PROTECTED = frozenset(
+    n.lower()
+    for n in (
+        "ClusterId",
+        "ProcId",
+        "Owner",
+        "User",
+        "JobStatus",
+        "MyType",
+        "TargetType",
+        "GlobalJobId",
+        "QDate",
+        "NumJobStarts",
+        "RemoteHost",
+    )
+)
+
+
+@dataclass
+class Claim:
+    """A slot the schedd holds: who it runs jobs for, and the job it runs now."""
+
+    id: str
+    slot: str
+    startd: str  # the startd's API
+    submitter: str
+    slot_ad: ClassAd
+    since: float
+    job: str | None = None
+    waiting: str | None = None  # a job waiting for the slot (a preempting claim)
+
+
+class Schedd:
+    """One submit host's job queue."""
+
+    name = "schedd"
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.log = ctx.logger(self.name)
+        self.reconfig()
+        self.store = JobStore(ctx.engine)
+        stored = self.store.load()
+        self.next_cluster = stored.next_cluster
+        self.clusters: dict[int, ClassAd] = stored.clusters
+        self.index = AutoclusterIndex()
+        self.queue = JobQueue(self.domain, self.index)
+        self.queue.add(stored.jobs)
+        self.per_cluster: Counter[int] = Counter(j["ClusterId"] for j in stored.jobs)
+        self.claims: dict[str, Claim] = {}
+        self.claim_of: dict[str, str] = {}  # job -> the claim running or starting it
+        self.starting: set[str] = set()  # jobs being claimed and activated
+        self.offered: dict[str, tuple[str, int]] = {}  # request's job -> (submitter, cluster)
+        self.dirty: set[str] = set()
+        self.advertised: set[str] = set()  # submitters with an ad in the collector
+        self._apis: dict[str, Api] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._recover()
+        ctx.env.process(self._advertising())
+        ctx.env.process(self._periodic())
+
+    def reconfig(self) -> None:
+        config = self.ctx.config
+        self.domain = (config.get("UID_DOMAIN") or "").strip() or self.ctx.host
+        self.schedd_name = (config.get("SCHEDD_NAME") or "").strip() or self.ctx.host
+        self.max_running = knob_int(config, "MAX_JOBS_RUNNING", 10_000)
+        self.interval = knob_int(config, "SCHEDD_INTERVAL", 300, minimum=1)
+        self.periodic_interval = knob_int(config, "PERIODIC_EXPR_INTERVAL", 60, minimum=1)
+        leftovers = config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS", True)
+        self.leftovers = True if leftovers is None else leftovers
+        self.log_format = LogFormat.parse(config.get("DEFAULT_USERLOG_FORMAT_OPTIONS"))
+
+    @property
+    def url(self) -> str:
+        return self.ctx.daemon_url(self.name)
+
+    def api(self, url: str) -> Api:
+        if url not in self._apis:
+            self._apis[url] = Api(url)
+        return self._apis[url]
+
+    def spawn(self, work: Any) -> None:
+        """Run a coroutine in the background, keeping it until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.log.error("background work failed: %r", task.exception())
+
+    # -- submitting ---------------------------------------------------------------------
+    def submit(self, caller: Caller, first: int, clusters: list[Any]) -> dict[str, Any]:
+        """Queue a whole submission: ``clusters`` of JSON cluster ads and their jobs'
+        own attributes, numbered from ``first`` (the number ``submit_info`` gave; a
+        submission made against an older number is refused, to be made again)."""
+        if caller.name is None:
+            raise Forbidden("only local users can submit (tokens come with remote pools)")
+        if first != self.next_cluster:
+            raise Conflict(f"cluster {first} is taken: the next cluster is {self.next_cluster}")
+        if not clusters:
+            raise BadRequest("clusters: expected at least one cluster")
+        now = self.ctx.env.now
+        made = [self._cluster(caller, first + n, c, now) for n, c in enumerate(clusters)]
+        self.store.submit(made, first + len(made))
+        self.next_cluster = first + len(made)
+        for cluster_ad, procs in made:
+            self.clusters[cluster_ad["ClusterId"]] = cluster_ad
+            self.per_cluster[cluster_ad["ClusterId"]] = len(procs)
+            self.queue.add(procs)
+            self._log_all(procs, Submitted(f"<{self.ctx.url.split('://')[-1]}>"), now)
+        self.spawn(self.reschedule())
+        total = sum(len(p) for _, p in made)
+        self.log.info(
+            "%s submitted %d jobs to clusters %d-%d",
+            caller.name,
+            total,
+            first,
+            first + len(made) - 1,
+        )
+        return {"clusters": [c["ClusterId"] for c, _ in made], "jobs": total}
+
+    def _cluster(
+        self, caller: Caller, number: int, given: Any, now: float
+    ) -> tuple[ClassAd, list[ClassAd]]:
+        if not isinstance(given, dict) or not isinstance(given.get("procs"), list):
+            raise BadRequest("each cluster needs an ad and a list of procs")
+        cluster = ad_from_json(given.get("ad"), f"cluster {number}")
+        owner = cluster.get("Owner")
+        if owner != caller.name and caller.uid != 0:
+            raise Forbidden(f"Owner {owner!r} is not the submitting user {caller.name!r}")
+        cluster.update(
+            {
+                "ClusterId": number,
+                "QDate": int(now),
+                "EnteredCurrentStatus": int(now),
+                "TotalSubmitProcs": len(given["procs"]),
+            }
+        )
+        cluster.setdefault("User", f"{owner}@{self.domain}")
+        procs = []
+        for place, proc in enumerate(given["procs"]):
+            job = cluster.copy()
+            own = ad_from_json(proc, f"job {number}.{place}")
+            for key, expr in own._exprs.items():
+                job.insert_expr(own._names[key], expr)
+            job["ClusterId"] = number
+            proc_id = job.get("ProcId")
+            if type(proc_id) is not int:
+                raise BadRequest(f"job {number}.{place}: ProcId must be a whole number")
+            job["GlobalJobId"] = f"{self.schedd_name}#{number}.{proc_id}#{int(now)}"
+            status = job.get("JobStatus")
+            if status not in (IDLE, HELD):
+                job["JobStatus"] = IDLE
+            procs.append(job)
+        return cluster, procs
+
+    def submit_info(self, caller: Caller) -> dict[str, Any]:
+        return {
+            "next_cluster": self.next_cluster,
+            "owner": caller.name,
+            "uid_domain": self.domain,
+            "schedd": self.schedd_name,
+        }
+
+    # -- queries and commands -----------------------------------------------------------
+    def jobs(self, constraint: Expr | None) -> list[ClassAd]:
+        now = self.ctx.env.now
+        return [
+            job
+            for job in self.queue.jobs.values()
+            if constraint is None or satisfied(evaluate(constraint, job, now=now))
+        ]
+
+    def select(
+        self, ids: list[str] | None, owner: str | None, constraint: Expr | None
+    ) -> tuple[list[str], list[str]]:
+        """The jobs a command names (by id or cluster, owner or constraint), and the ids
+        it named that are not in the queue."""
+        if ids is not None:
+            chosen, missing = [], []
+            for text in ids:
+                found = self._by_id(text)
+                (chosen.extend(found) if found else missing.append(text))
+            return chosen, missing
+        if owner is not None:
+            return [n for n, j in self.queue.jobs.items() if j.get("Owner") == owner], []
+        if constraint is not None:
+            return [job_id(j) for j in self.jobs(constraint)], []
+        raise BadRequest("name jobs by id, owner or constraint")
+
+    def _by_id(self, text: str) -> list[str]:
+        if "." in text:
+            return [text] if text in self.queue.jobs else []
+        if not text.isdigit():
+            raise BadRequest(f"{text!r} is not a job id (cluster or cluster.proc)")
+        return [n for n, j in self.queue.jobs.items() if j["ClusterId"] == int(text)]
+
+    async def act(
+        self, caller: Caller, action: str, names: list[str], reason: str | None
+    ) -> dict[str, str]:
+        """Remove, hold or release jobs; each job's result (``ok``, ``permission denied``,
+        ``bad status``)."""
+        now = self.ctx.env.now
+        results = {}
+        for name in names:
+            job = self.queue.jobs.get(name)
+            if job is None:
+                results[name] = "not found"
+            elif not caller.owns(job.get("Owner")):
+                results[name] = "permission denied"
+            else:
+                results[name] = await self._act(caller, action, name, reason, now)
+        self._save()
+        self.spawn(self.advertise())
+        return results
+
+    async def _act(
+        self, caller: Caller, action: str, name: str, reason: str | None, now: float
+    ) -> str:
+        job = self.queue.jobs[name]
+        status = job.get("JobStatus")
+        who = f"via condor_{'rm' if action == 'remove' else action} (by user {caller.name})"
+        if action == "remove":
+            await self._stop_run(name, now)
+            self._log(job, Aborted(reason or who), now)
+            self._leave([name], REMOVED, now)
+        elif action == "hold":
+            if status == HELD:
+                return "bad status"
+            await self._stop_run(name, now)
+            self._hold(name, reason or who, HELD_BY_USER, 0, now)
+        elif action == "release":
+            if status != HELD:
+                return "bad status"
+            self.queue.release(name, now)
+            self._log(job, Released(reason or who), now)
+            self.dirty.add(name)
+        else:
+            raise BadRequest(f"unknown action {action!r}: remove, hold or release")
+        return "ok"
+
+    def edit(self, caller: Caller, names: list[str], attribute: str, value: str) -> int:
+        """condor_qedit: set ``attribute`` to the expression ``value`` in each job."""
+        if attribute.lower() in _PROTECTED:
+            raise Forbidden(f"{attribute} cannot be changed")
+        try:
+            expr = Expr(value)
+        except Exception as err:
+            raise BadRequest(f"value: {err}") from None
+        for name in names:
+            if not caller.owns(self.queue.jobs[name].get("Owner")):
+                raise Forbidden(f"job {name} is not {caller.name}'s")
+        for name in names:
+            self.queue.jobs[name].insert_expr(attribute, expr)
+            self.queue.edited(name)
+            self.dirty.add(name)
+        self._save()
+        return len(names)
+
+    def history(self, constraint: Expr | None, limit: int | None) -> list[ClassAd]:
+        return list(self.store.history(constraint, limit, self.ctx.env.now))
+
+    # -- negotiation --------------------------------------------------------------------
+    def requests(self, significant: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Resource requests for the negotiator: one per autocluster and submitter, with
+        its count of idle jobs, no more in all than MAX_JOBS_RUNNING leaves room for."""
+        room = self.max_running - self._busy()
+        self.offered.clear()
+        out: dict[str, list[dict[str, Any]]] = {}
+        for submitter, queue in self.index.requests(significant).items():
+            for request in queue.requests:
+                if room <= 0:
+                    return out
+                job = request.jobs[0]
+                count = min(request.count or 0, room)
+                self.offered[job_id(job)] = (submitter, request.autocluster)
+                job["AutoClusterId"] = request.autocluster
+                out.setdefault(submitter, []).append(
+                    {"autocluster": request.autocluster, "count": count, "job": ad_to_json(job)}
+                )
+        return out
+
+    def _busy(self) -> int:
+        return sum(self.queue.running.values()) + len(self.starting)
+
+    def take_matches(self, matches: list[Any]) -> int:
+        """The negotiator's matches: each claims its slot and starts a job of its
+        autocluster (in the background); how many were taken."""
+        taken = 0
+        for match in matches:
+            if not isinstance(match, dict):
+                raise BadRequest("each match must be a JSON object")
+            name = self._job_for(match)
+            if name is None:
+                continue
+            self.queue.reserve(name)
+            self.starting.add(name)
+            self.spawn(self._claim(name, match))
+            taken += 1
+        return taken
+
+    def _job_for(self, match: dict[str, Any]) -> str | None:
+        if self._busy() >= self.max_running:
+            self.log.info(
+                "MAX_JOBS_RUNNING (%d) reached: match for %s not used",
+                self.max_running,
+                match.get("slot"),
+            )
+            return None
+        offered = self.offered.get(str(match.get("job")))
+        if offered is None:
+            return None
+        return self.index.pick(*offered)
+
+    async def _claim(self, name: str, match: dict[str, Any]) -> None:
+        startd = str(match.get("startd"))
+        job = self.queue.jobs.get(name)
+        try:
+            reply = await self.api(startd).post(
+                "/claim",
+                {
+                    "slot": match.get("slot"),
+                    "claim_id": match.get("claim_id"),
+                    "preempting": bool(match.get("preempting")),
+                    "schedd": self.url,
+                    "request": ad_to_json(job) if job is not None else {},
+                },
+            )
+        except Exception as err:
+            self.log.info("claiming %s for %s failed: %s", match.get("slot"), name, err)
+            reply = {"accepted": False}
+        if job is None or not reply.get("accepted") or name not in self.queue.jobs:
+            self._not_starting(name)
+            return
+        claim = Claim(
+            str(reply["claim"]),
+            str(reply["slot"]),
+            startd,
+            str(match.get("submitter")),
+            ad_from_json(reply.get("slot_ad", {})),
+            self.ctx.env.now,
+        )
+        self.claims[claim.id] = claim
+        self.claim_of[name] = claim.id
+        if match.get("preempting"):
+            claim.waiting = name  # until the startd says the slot is ours
+            return
+        await self._activate(claim, name)
+        leftover = reply.get("leftover")
+        if self.leftovers and isinstance(leftover, dict):
+            await self._leftovers(claim.submitter, startd, leftover)
+
+    async def _leftovers(self, submitter: str, startd: str, leftover: dict[str, Any]) -> None:
+        """Run more of the submitter's jobs on what is left of a partitionable slot
+        (jobs with concurrency limits wait for the negotiator, as in HTCondor)."""
+        pslot = ad_from_json(leftover.get("slot_ad", {}))
+        now = self.ctx.env.now
+        free = LimitCounter(LimitConfig())
+        for job in leftover_jobs(self.queue, submitter, pslot, free, now):
+            if job_limits(job, pslot, now) or self._busy() >= self.max_running:
+                continue
+            name = job_id(job)
+            self.queue.reserve(name)
+            self.starting.add(name)
+            match = {
+                "slot": leftover.get("slot"),
+                "claim_id": leftover.get("claim_id"),
+                "startd": startd,
+                "submitter": submitter,
+                "preempting": False,
+            }
+            await self._claim(name, match)
+            return  # the claim's reply brings the next leftover, if any
+
+    async def _activate(self, claim: Claim, name: str) -> None:
+        job = self.queue.jobs.get(name)
+        if job is None:
+            self._not_starting(name)
+            await self._release(claim)
+            return
+        claim.job = name
+        self.claim_of[name] = claim.id
+        try:
+            reply = await self.api(claim.startd).post(
+                "/activate", {"claim": claim.id, "job": ad_to_json(job)}
+            )
+        except Exception as err:
+            reply = {"accepted": False, "reason": str(err)}
+        if name not in self.queue.jobs:
+            self.starting.discard(name)
+            return
+        if reply.get("accepted"):
+            if name in self.starting:  # not already, by news that came before the reply
+                self._started(name, claim)
+            return
+        self.starting.discard(name)
+        claim.job = None
+        self.claim_of.pop(name, None)
+        hold = reply.get("hold")
+        if isinstance(hold, dict):
+            self._hold(
+                name,
+                str(hold.get("reason")),
+                int(hold.get("code", 0)),
+                int(hold.get("subcode", 0)),
+                self.ctx.env.now,
+            )
+        else:
+            self.queue.unreserve(name)
+        self._save()
+        await self._release(claim)
+
+    def _started(self, name: str, claim: Claim) -> None:
+        self.starting.discard(name)
+        now = self.ctx.env.now
+        job = self.queue.begin(name, claim.slot, now)
+        address = f"<{claim.startd.split('://')[-1].split('/')[0]}>"
+        self._log(job, shadow.started(job, claim.slot, address, now), now)
+        self.dirty.add(name)
+        self._save()
+        self.spawn(self.advertise())
+
+    def _not_starting(self, name: str) -> None:
+        self.starting.discard(name)
+        self.claim_of.pop(name, None)
+        if name in self.queue.jobs:
+            self.queue.unreserve(name)
+
+    async def _release(self, claim: Claim) -> None:
+        self.claims.pop(claim.id, None)
+        try:
+            await self.api(claim.startd).post("/release", {"claim": claim.id})
+        except Exception as err:
+            self.log.info("releasing %s failed: %s", claim.slot, err)
+
+    # -- what the startds report ---------------------------------------------------------
+    async def heard(self, events: list[Any]) -> None:
+        """A startd's news of the jobs it runs for this schedd."""
+        for event in events:
+            if not isinstance(event, dict):
+                raise BadRequest("each event must be a JSON object")
+            claim = self.claims.get(str(event.get("claim")))
+            if claim is None:
+                continue  # a claim this schedd gave up (its job was removed or held)
+            await self._event(claim, event)
+        self._save()
+
+    async def _event(self, claim: Claim, event: dict[str, Any]) -> None:
+        kind, now = event.get("kind"), self.ctx.env.now
+        usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+        name = claim.job
+        if kind == "claim ready" and claim.waiting is not None:
+            waiting, claim.waiting = claim.waiting, None
+            self.starting.add(waiting)
+            await self._activate(claim, waiting)
+        elif kind == "claim lost":
+            if claim.waiting is not None:
+                self._not_starting(claim.waiting)
+            self.claims.pop(claim.id, None)
+        elif name is None or name not in self.queue.jobs:
+            return
+        elif name in self.starting:  # the news came before the activation's reply
+            self._started(name, claim)
+            await self._event(claim, event)
+        elif kind == "exited":
+            await self._exited(claim, name, event.get("exit") or {}, usage, now)
+        elif kind == "vacated":
+            self._vacated(claim, name, usage, str(event.get("reason") or ""), now)
+        elif kind == "suspended":
+            self.queue.suspend(name, now)
+            self._log(self.queue.jobs[name], Suspended(1), now)
+            self.dirty.add(name)
+        elif kind == "resumed":
+            self.queue.resume(name, now)
+            self._log(self.queue.jobs[name], Unsuspended(), now)
+            self.dirty.add(name)
+
+    async def _exited(
+        self, claim: Claim, name: str, exit: dict[str, Any], usage: dict[str, Any], now: float
+    ) -> None:
+        job = self.queue.jobs[name]
+        outcome = shadow.exited(job, exit, usage, claim.slot_ad, now)
+        self._log(job, outcome.event, now)
+        claim.job = None
+        self.claim_of.pop(name, None)
+        if outcome.status == COMPLETED:
+            self._leave([name], COMPLETED, now)
+        else:
+            self.queue.vacate(name, now)
+            if outcome.status == HELD:
+                self._hold(name, outcome.hold_reason, shadow.ON_EXIT_HOLD, 0, now)
+            self.dirty.add(name)
+        self._save()
+        following = next_job(self.queue, claim.submitter, claim.slot_ad, job, now)
+        if following is None or self._busy() >= self.max_running:
+            await self._release(claim)
+            return
+        reused = job_id(following)
+        self.queue.reserve(reused)
+        self.starting.add(reused)
+        await self._activate(claim, reused)
+
+    def _vacated(
+        self, claim: Claim, name: str, usage: dict[str, Any], reason: str, now: float
+    ) -> None:
+        job = self.queue.jobs[name]
+        self._log(job, shadow.vacated(job, usage, claim.slot_ad, now, reason), now)
+        self.queue.vacate(name, now)
+        self.claims.pop(claim.id, None)
+        self.claim_of.pop(name, None)
+        self.dirty.add(name)
+        self.spawn(self.advertise())
+
+    async def _stop_run(self, name: str, now: float) -> None:
+        """A running (or starting) job is stopped for rm or hold: its claim is released,
+        which makes its startd end the run; the run counts as it stood."""
+        claim = self.claims.get(self.claim_of.pop(name, ""))
+        if name in self.starting:
+            self.starting.discard(name)
+        job = self.queue.jobs[name]
+        if job.get("JobStatus") in _ACTIVE:
+            shadow.run_ended(job, {}, claim.slot_ad if claim else None, now)
+            self.queue.vacate(name, now)
+        if claim is not None:
+            claim.job = claim.waiting = None
+            await self._release(claim)
+
+    def _hold(self, name: str, reason: str, code: int, subcode: int, now: float) -> None:
+        self.queue.hold(name, reason, code, subcode, now)
+        self._log(self.queue.jobs[name], Held(reason, code, subcode), now)
+        self.dirty.add(name)
+
+    def _leave(self, names: list[str], status: int, now: float) -> None:
+        """Jobs leave the queue for the history (completed or removed)."""
+        gone, empty = [], []
+        for name in names:
+            cluster = self.queue.jobs[name]["ClusterId"]
+            job = self.queue.leave(name)
+            job["JobStatus"] = status
+            job["EnteredCurrentStatus"] = int(now)
+            if status == COMPLETED:
+                job.setdefault("CompletionDate", int(now))
+            gone.append((job, self.clusters[cluster]))
+            self.dirty.discard(name)
+            self.per_cluster[cluster] -= 1
+            if self.per_cluster[cluster] <= 0:
+                del self.per_cluster[cluster]
+                empty.append(cluster)
+        changed = self._changed()
+        self.store.leave(gone, empty, changed)
+        for cluster in empty:
+            self.clusters.pop(cluster, None)
+
+    # -- keeping state ------------------------------------------------------------------
+    def _changed(self) -> list[tuple[ClassAd, ClassAd]]:
+        jobs = self.queue.jobs
+        changed = [(jobs[n], self.clusters[jobs[n]["ClusterId"]]) for n in self.dirty if n in jobs]
+        self.dirty.clear()
+        return changed
+
+    def _save(self) -> None:
+        self.store.save(self._changed())
+
+    def _recover(self) -> None:
+        """Jobs the database shows running died with the last run's startd: idle again,
+        their user logs told they were evicted."""
+        now = self.ctx.env.now
+        lost = [n for n, j in self.queue.jobs.items() if j.get("JobStatus") in _ACTIVE]
+        for name in lost:
+            job = self.queue.jobs[name]
+            reason = "the pool restarted while the job ran: its run was lost"
+            self._log(job, shadow.vacated(job, {}, None, now, reason), now)
+            self.queue.vacate(name, now)
+            self.dirty.add(name)
+        if lost:
+            self.log.info(
+                "%d jobs that were running when the pool stopped are idle again", len(lost)
+            )
+        self._save()
+
+    # -- user logs ----------------------------------------------------------------------
+    def _log(self, job: ClassAd, event: UserLogEvent, now: float) -> None:
+        self._log_all([job], event, now)
+
+    def _log_all(self, jobs: list[ClassAd], event: UserLogEvent, now: float) -> None:
+        for job in jobs:
+            name = job.get("UserLog")
+            if not isinstance(name, str) or not name:
+                continue
+            iwd = job.get("Iwd")
+            path = user_log_path(name, iwd if isinstance(iwd, str) else "/")
+            try:
+                fresh = not os.path.exists(path)
+                UserLog(path, self.log_format).write(event, job["ClusterId"], job["ProcId"], now)
+                if fresh and os.getuid() == 0:
+                    _give_to(path, job.get("Owner"))
+            except (OSError, UserLogError) as err:
+                self.log.info("user log %s of job %s: %s", path, job_id(job), err)
+
+    # -- the collector and the negotiator -------------------------------------------------
+    def ads(self, now: float) -> list[ClassAd]:
+        """The Scheduler ad and one Submitter ad per submitter with jobs."""
+        counts: dict[str, Counter[int]] = {}
+        for name, job in self.queue.jobs.items():
+            status = job.get("JobStatus")
+            counts.setdefault(self.queue.submitter[name], Counter())[status] += 1
+        common = {
+            "ScheddName": self.schedd_name,
+            "Machine": self.ctx.host,
+            "MyAddress": f"<{self.ctx.url.split('://')[-1]}>",
+            "ApiAddress": self.url,
+            "MyCurrentTime": int(now),
+        }
+        totals: Counter[int] = Counter()
+        ads = []
+        for submitter, count in sorted(counts.items()):
+            totals.update(count)
+            ads.append(
+                ClassAd(
+                    {
+                        "MyType": "Submitter",
+                        "Name": submitter,
+                        **common,
+                        "IdleJobs": count[IDLE],
+                        "RunningJobs": count[RUNNING] + count[SUSPENDED],
+                        "HeldJobs": count[HELD],
+                    }
+                )
+            )
+        schedd = ClassAd(
+            {
+                "MyType": "Scheduler",
+                "Name": self.schedd_name,
+                **common,
+                "DaemonStartTime": int(self.ctx.started),
+                "TotalIdleJobs": totals[IDLE],
+                "TotalRunningJobs": totals[RUNNING] + totals[SUSPENDED],
+                "TotalHeldJobs": totals[HELD],
+                "TotalJobAds": len(self.queue),
+                "MaxJobsRunning": self.max_running,
+                "NumUsers": len(counts),
+            }
+        )
+        return [schedd, *ads]
+
+    async def advertise(self) -> None:
+        ads = self.ads(self.ctx.env.now)
+        names = {a["Name"] for a in ads[1:]}
+        collector = self.api(self.ctx.collector_url)
+        try:
+            await collector.post("/update", {"ads": [ad_to_json(a) for a in ads]})
+            gone = sorted(self.advertised - names)
+            if gone:
+                await collector.post(
+                    "/invalidate", {"type": "Submitter", "constraint": self._mine(gone)}
+                )
+            self.advertised = names
+        except Unavailable as err:
+            self.log.info("cannot advertise: %s", err)
+
+    def _mine(self, submitters: list[str]) -> str:
+        """A constraint naming this schedd's Submitter ads of ``submitters``."""
+        names = " || ".join(f"Name == {_literal(n)}" for n in submitters)
+        return f"ScheddName == {_literal(self.schedd_name)} && ({names})"
+
+    async def reschedule(self) -> None:
+        """Advertise at once and ask the negotiator for a cycle soon (condor_reschedule)."""
+        await self.advertise()
+        try:
+            found = await self.api(self.ctx.collector_url).get(
+                "/ads", type="Negotiator", projection="ApiAddress"
+            )
+            for ad in found.get("ads", []):
+                address = ad.get("ApiAddress")
+                if isinstance(address, str):
+                    await self.api(address).post("/reschedule")
+        except Unavailable as err:
+            self.log.info("cannot ask for a negotiation cycle: %s", err)
+
+    def _advertising(self):
+        while True:
+            self.spawn(self.advertise())
+            yield float(self.interval)
+
+    def _periodic(self):
+        """PeriodicHold, PeriodicRelease and PeriodicRemove, every PERIODIC_EXPR_INTERVAL."""
+        while True:
+            yield float(self.periodic_interval)
+            self.spawn(self._periodic_policy())
+
+    async def _periodic_policy(self) -> None:
+        now = self.ctx.env.now
+        for name, job in list(self.queue.jobs.items()):
+            status = job.get("JobStatus")
+            if status == HELD and _true(job, "PeriodicRelease", now):
+                self.queue.release(name, now)
+                self._log(job, Released(_policy_reason("PeriodicRelease")), now)
+                self.dirty.add(name)
+            elif _true(job, "PeriodicRemove", now):
+                await self._stop_run(name, now)
+                self._log(job, Aborted(_policy_reason("PeriodicRemove")), now)
+                self._leave([name], REMOVED, now)
+            elif status != HELD and _true(job, "PeriodicHold", now):
+                await self._stop_run(name, now)
+                self._hold(name, _policy_reason("PeriodicHold"), PERIODIC_HOLD, 0, now)
+        self._save()
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for api in self._apis.values():
+            await api.close()
+
+    def require(self, name: str) -> ClassAd:
+        job = self.queue.jobs.get(name)
+        if job is None:
+            raise NotFound(f"job {name} is not in the queue")
+        return job
+
+
+def _policy_reason(attribute: str) -> str:
+    return f"The job attribute {attribute} expression evaluated to TRUE"
+
+
+def _literal(text: str) -> str:
+    return unparse(node_of(text))
+
+
+def _true(job: ClassAd, name: str, now: float) -> bool:
+    return name in job and satisfied(evaluate(job.lookup(name), job, now=now))
+
+
+def _give_to(path: str, owner: object) -> None:
+    """A user log the pool (as root) created belongs to the job's owner."""
+    if isinstance(owner, str):
+        try:
+            entry = pwd.getpwnam(owner)
+        except KeyError:
+            return
+        os.chown(path, entry.pw_uid, entry.pw_gid)

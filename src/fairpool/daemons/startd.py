@@ -1,0 +1,486 @@
+"""The startd: one machine's slots, its policy, and the starters that run its jobs.
+
+The slots come from the configuration (startd/layout.py: NUM_CPUS, MEMORY, SLOT_TYPE_<N>
+...; cores and memory detected from the machine when unset), the policy from its knobs
+over current HTCondor's defaults (START, SUSPEND, CONTINUE, PREEMPT, KILL, RANK,
+WANT_SUSPEND, WANT_VACATE, MaxJobRetirementTime, CLAIM_WORKLIFE...). The machine runs
+through an ``ExecuteNode`` (startd/node.py), the same as a simulated machine: this
+daemon is its starter (real processes, fairpool.starter) and its messenger.
+
+* Each slot has a private ``ClaimId`` that only the negotiator sees (through the
+  collector); a schedd's claim must present the one its match carried, and the claim
+  then gets a ClaimId of its own for activating, releasing, and the startd's reports.
+* A claim on a partitionable slot carves a dynamic slot; the reply hands the schedd
+  what is left of the partitionable slot, with a fresh ClaimId, so that it can start
+  more jobs there (``CLAIM_PARTITIONABLE_LEFTOVERS``).
+* The startd's decisions are carried out on the job's process group: suspend (SIGSTOP),
+  continue (SIGCONT), soft kill (the job's KillSig, SIGTERM by default) and, once
+  ``MaxVacateTime`` is over, hard kill (SIGKILL). A process's exit is noticed through its
+  pidfd; the job's schedd hears of each step.
+* The slot ads go to the collector at every change (a moment later, together) and every
+  ``UPDATE_INTERVAL``.
+* The starters it runs are recorded in the pool's database; a startd starting after a
+  crash kills the jobs its last run left behind (their schedd puts them back to idle).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import psutil
+from sqlalchemy import delete, insert, select
+
+from ..classad import ClassAd, Expr
+from ..classad.jsonads import ad_to_json
+from ..errors import ClassAdSyntaxError
+from ..startd import MODERN, Change, Startd, StartdPolicy, State
+from ..startd.layout import machine_ads
+from ..startd.node import (
+    CLAIM_LOST,
+    CLAIM_READY,
+    EXITED,
+    RESUMED,
+    SUSPENDED,
+    VACATED,
+    ExecuteNode,
+    NodeEvent,
+)
+from ..starter import JobProcess, StartError, TransferError, kill_leftover, remove_stale_sandboxes
+from ..store.database import starters
+from .client import Api
+from .context import Context
+from .errors import BadRequest, Forbidden, NotFound
+from .measures import MachineMeasures
+
+__all__ = ["StartdDaemon"]
+
+_UPDATE_DELAY = 0.2  # seconds: changes close together go to the collector in one update
+
+
+@dataclass
+class _Claim:
+    slot: str
+    schedd: str  # the schedd's API, which hears of the claim's jobs
+    job: str | None = None  # the job running under it
+
+
+@dataclass
+class _Run:
+    process: JobProcess
+    job: str
+    claim: str
+    exit: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, float] = field(default_factory=dict)
+    hold: dict[str, Any] | None = None
+
+
+class _Knobs:
+    """The configuration as the slot layout reads it, with the machine's memory."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.memory = str(psutil.virtual_memory().total // (1024 * 1024))
+
+    def get(self, name: str) -> str | None:
+        if name.upper() == "DETECTED_MEMORY":
+            return self.config.get(name) or self.memory
+        return self.config.get(name)
+
+    def where(self, name: str) -> tuple[str | None, int | None]:
+        return self.config.where(name)
+
+
+class StartdDaemon:
+    """One execute node."""
+
+    name = "startd"
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.log = ctx.logger(self.name)
+        self.claims: dict[str, _Claim] = {}  # ClaimId -> claim
+        self.pending: dict[str, str] = {}  # slot -> ClaimId of a preempting claim waiting
+        self.runs: dict[str, _Run] = {}  # slot -> its starter
+        self.secret: dict[str, str] = {}  # slot -> the ClaimId a match must bring
+        self.published: set[str] = set()
+        self.refusals: dict[str, StartError] = {}
+        self._apis: dict[str, Api] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._update_due = False
+        self._activating = ""  # the claim whose job the node is starting
+        self._wake = None
+        self._clean_up_after_crash()
+        now = int(ctx.env.now)
+        self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
+        ads = machine_ads(_Knobs(ctx.config))
+        measures = MachineMeasures(lambda: [r.process.pid for r in self.runs.values()])
+        self.node = ExecuteNode(Startd(self.policy, ads, measures, start=now), self, self._changed)
+        self.node.advance(now)
+        self._after()
+        ctx.env.process(self._updating())
+
+    @property
+    def startd(self) -> Startd:
+        return self.node.startd
+
+    @property
+    def url(self) -> str:
+        return self.ctx.daemon_url(self.name)
+
+    def api(self, url: str) -> Api:
+        if url not in self._apis:
+            self._apis[url] = Api(url)
+        return self._apis[url]
+
+    def spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def reconfig(self) -> None:
+        """Policy knobs are read again (slot layout changes need a restart, as in HTCondor)."""
+        self.policy = StartdPolicy.from_knobs(self.ctx.config, profile=MODERN)
+        self.startd.policy = self.policy
+        for slot in self.startd.slots.values():
+            for attribute, expr in self.policy.expressions.items():
+                slot.ad[attribute] = expr
+            self.startd.publish_requirements(slot)
+        self._after()
+
+    # -- the starter (the node calls these) ---------------------------------------------
+    def start(self, slot: str, job: ClassAd) -> None:
+        claim = self._activating
+        machine = self.startd.slots[slot].ad
+        try:
+            process = JobProcess.spawn(
+                job, slot=slot, execute_dir=self.ctx.paths.execute, machine_ad=machine
+            )
+        except StartError as err:
+            self.refusals[slot] = err
+            raise
+        name = f"{job.get('ClusterId')}.{job.get('ProcId')}"
+        self.runs[slot] = _Run(process, name, claim)
+        self.claims[claim].job = name
+        with self.ctx.engine.begin() as conn:
+            conn.execute(delete(starters).where(starters.c.slot == slot))
+            conn.execute(
+                insert(starters).values(
+                    slot=slot, pid=process.pid, create_time=process.create_time, job=name
+                )
+            )
+        asyncio.get_running_loop().add_reader(process.pidfd, self._exited, slot)
+        self.log.info("starting job %s on %s (pid %d)", name, slot, process.pid)
+
+    def signal(self, slot: str, action: str) -> bool:
+        run = self.runs.get(slot)
+        if run is None:
+            return False
+        process = run.process
+        {
+            "suspend": process.suspend,
+            "continue": process.resume,
+            "soft kill": process.soft_kill,
+            "hard kill": process.hard_kill,
+            "SIGKILL": process.hard_kill,
+        }.get(action, lambda: None)()
+        self.log.info("%s: %s job %s", slot, action, run.job)
+        return False
+
+    def _exited(self, slot: str) -> None:
+        run = self.runs.get(slot)
+        if run is None:
+            return
+        record = run.process.reap()
+        if record is None:
+            return
+        asyncio.get_running_loop().remove_reader(run.process.pidfd)
+        run.exit = record.attrs()
+        try:
+            run.process.finish()
+        except TransferError as err:
+            run.hold = {"reason": err.reason, "code": err.code, "subcode": err.subcode}
+        run.usage = run.process.usage().attrs()
+        with self.ctx.engine.begin() as conn:
+            conn.execute(delete(starters).where(starters.c.slot == slot))
+        self.log.info("job %s on %s exited: %s", run.job, slot, run.exit)
+        self.node.exited(int(self.ctx.env.now), slot)
+        self._after()
+
+    # -- the schedd's requests ----------------------------------------------------------
+    def claim(
+        self, slot: str, claim_id: str, request: ClassAd, preempting: bool, schedd: str
+    ) -> dict[str, Any]:
+        if slot not in self.startd.slots:
+            raise NotFound(f"no slot {slot} here")
+        if not claim_id or claim_id != self.secret.get(slot):
+            raise Forbidden(f"the claim id for {slot} is not the one the negotiator gave")
+        request["ScheddApiAddress"] = schedd
+        reply = self.node.claim(int(self.ctx.env.now), slot, request, preempting)
+        answer: dict[str, Any] = {"accepted": reply.accepted, "reason": reply.reason}
+        if reply.accepted and reply.slot is not None:
+            new_id = self._new_claim_id()
+            self.claims[new_id] = _Claim(reply.slot, schedd)
+            if preempting:
+                self.pending[reply.slot] = new_id
+            answer.update(
+                {
+                    "claim": new_id,
+                    "slot": reply.slot,
+                    "slot_ad": ad_to_json(self.startd.slots[reply.slot].ad),
+                }
+            )
+            self.secret[slot] = self._new_claim_id()  # a match is good for one claim
+            leftover = self._leftover(slot, reply.slot)
+            if leftover is not None:
+                answer["leftover"] = leftover
+        self._after()
+        return answer
+
+    def _leftover(self, matched: str, claimed: str) -> dict[str, Any] | None:
+        """What is left of a partitionable slot, for the schedd to claim more of."""
+        if matched == claimed:
+            return None
+        pslot = self.startd.slots.get(matched)
+        cpus = pslot.ad.get("Cpus") if pslot is not None else None
+        if pslot is None or type(cpus) not in (int, float) or cpus <= 0:
+            return None
+        return {"slot": matched, "claim_id": self.secret[matched], "slot_ad": ad_to_json(pslot.ad)}
+
+    def activate(self, claim_id: str, job: ClassAd) -> dict[str, Any]:
+        claim = self._known(claim_id)
+        if claim.job is not None:
+            raise BadRequest(f"a job already runs under this claim on {claim.slot}")
+        self._activating = claim_id
+        reply = self.node.activate(int(self.ctx.env.now), claim.slot, job)
+        answer: dict[str, Any] = {"accepted": reply.accepted, "reason": reply.reason}
+        refusal = self.refusals.pop(claim.slot, None)
+        if refusal is not None:
+            answer["hold"] = {
+                "reason": refusal.reason,
+                "code": refusal.code,
+                "subcode": refusal.subcode,
+            }
+        self._after()
+        return answer
+
+    def release(self, claim_id: str) -> dict[str, Any]:
+        claim = self.claims.pop(claim_id, None)
+        if claim is None:
+            return {"released": False}
+        target = self.startd.slots.get(claim.slot)
+        if target is not None and target.state is State.CLAIMED:
+            self.node.release(int(self.ctx.env.now), claim.slot)
+        self._after()
+        return {"released": True}
+
+    def drain(self, how: str, start: str | None, check: str | None, reason: str) -> dict:
+        """condor_drain: graceful, quick or fast; ``start`` while draining; ``check``."""
+        now = int(self.ctx.env.now)
+        reply = self.startd.drain(
+            now, how, start=_expr(start, "start"), check=_expr(check, "check"), reason=reason
+        )
+        self.node.settle(now)
+        self._after()
+        if not reply.accepted:
+            raise BadRequest(reply.reason)
+        return {"accepted": True, "request_id": self.startd.draining.request_id}
+
+    def cancel_drain(self, request_id: str | None) -> dict[str, Any]:
+        now = int(self.ctx.env.now)
+        reply = self.startd.cancel_drain(now, request_id)
+        self.node.settle(now)
+        self._after()
+        if not reply.accepted:
+            raise BadRequest(reply.reason)
+        return {"accepted": True}
+
+    def _known(self, claim_id: str) -> _Claim:
+        claim = self.claims.get(claim_id)
+        if claim is None:
+            raise NotFound("no such claim here (it ended, or never was)")
+        return claim
+
+    @staticmethod
+    def _new_claim_id() -> str:
+        return secrets.token_urlsafe(24)
+
+    # -- after every step: reports, timers, ads -----------------------------------------
+    def _after(self) -> None:
+        for event in self.node.take_events():
+            self._report(event)
+        self._forget_ended_claims()
+        self._rearm()
+        self._update_soon()
+
+    def _report(self, event: NodeEvent) -> None:
+        name = f"{event.job.get('ClusterId')}.{event.job.get('ProcId')}"
+        body: dict[str, Any] = {"kind": event.kind, "job": name}
+        if event.kind in (CLAIM_READY, CLAIM_LOST):
+            claim_id = self.pending.pop(event.slot, None)
+            if claim_id is None:
+                return
+            if event.kind == CLAIM_LOST:
+                self.claims.pop(claim_id, None)
+        else:
+            if event.kind in (EXITED, VACATED):
+                run = self.runs.pop(event.slot, None)
+                if run is None:
+                    return
+                claim_id = run.claim
+                body.update({"usage": run.usage, "exit": run.exit})
+                if run.hold is not None:
+                    body["hold"] = run.hold
+                claim = self.claims.get(claim_id)
+                if claim is not None:
+                    claim.job = None
+                if event.kind == VACATED:
+                    self.claims.pop(claim_id, None)
+            elif event.kind in (SUSPENDED, RESUMED):
+                found = self.runs.get(event.slot)
+                claim_id = found.claim if found is not None else ""
+            else:
+                return
+        body["claim"] = claim_id
+        claim = self.claims.get(claim_id)
+        schedd = claim.schedd if claim is not None else _schedd_of(event.job)
+        if schedd:
+            self.spawn(self._tell(schedd, body))
+
+    async def _tell(self, schedd: str, event: dict[str, Any]) -> None:
+        for attempt in range(10):
+            try:
+                await self.api(schedd).post("/events", {"events": [event]})
+                return
+            except Exception as err:
+                self.log.info("telling %s of %s failed (%s); trying again", schedd, event, err)
+                await asyncio.sleep(min(30.0, 0.5 * 2**attempt))
+
+    def _forget_ended_claims(self) -> None:
+        """Claims whose slot has left them (vacated, worklife over, machine owner)."""
+        for claim_id, claim in list(self.claims.items()):
+            target = self.startd.slots.get(claim.slot)
+            waiting = self.pending.get(claim.slot) == claim_id
+            ended = target is None or (target.state is not State.CLAIMED and not waiting)
+            if ended and claim.slot not in self.runs:
+                del self.claims[claim_id]
+
+    def _rearm(self) -> None:
+        when = self.startd.next_moment()
+        if self._wake is not None:
+            if self._wake.time == when and not self._wake.cancelled:
+                return
+            self._wake.cancel()
+        self._wake = self.ctx.env.at(when, self._tick)
+
+    def _tick(self) -> None:
+        self._wake = None
+        self.node.advance(int(self.ctx.env.now))
+        self._after()
+
+    def _changed(self, change: Change) -> None:
+        self.log.info(
+            "%s: %s/%s -> %s/%s (%s, %s)",
+            change.slot,
+            *change.source,
+            *change.target,
+            change.number,
+            change.cause,
+        )
+
+    # -- the collector ------------------------------------------------------------------
+    def ads(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The slot ads and each one's private ClaimId."""
+        now = int(self.ctx.env.now)
+        address = f"<{self.ctx.url.split('://')[-1]}>"
+        ads, private = [], {}
+        for name, slot in self.startd.slots.items():
+            if name not in self.secret:
+                self.secret[name] = self._new_claim_id()
+            ad = ad_to_json(slot.ad)
+            ad.update(
+                {
+                    "ApiAddress": self.url,
+                    "MyAddress": address,
+                    "StartdIpAddr": address,
+                    "LastHeardFrom": now,
+                    "MyCurrentTime": now,
+                    "DaemonStartTime": int(self.ctx.started),
+                }
+            )
+            ads.append(ad)
+            private[name] = {"ClaimId": self.secret[name]}
+        for name in [n for n in self.secret if n not in self.startd.slots]:
+            del self.secret[name]
+        return ads, private
+
+    def _update_soon(self) -> None:
+        if not self._update_due:
+            self._update_due = True
+            self.ctx.env.schedule(_UPDATE_DELAY, lambda: self.spawn(self.advertise()))
+
+    async def advertise(self) -> None:
+        self._update_due = False
+        ads, private = self.ads()
+        names = {ad["Name"] for ad in ads}
+        collector = self.api(self.ctx.collector_url)
+        try:
+            gone = sorted(self.published - names)
+            if gone:
+                await collector.post("/invalidate", {"type": "Machine", "names": gone})
+            await collector.post("/update", {"ads": ads, "private": private})
+            self.published = names
+        except Exception as err:
+            self.log.info("cannot advertise: %s", err)
+
+    def _updating(self):
+        while True:
+            yield float(self.policy.update_interval)
+            self.spawn(self.advertise())
+
+    # -- start and stop -----------------------------------------------------------------
+    def _clean_up_after_crash(self) -> None:
+        with self.ctx.engine.connect() as conn:
+            left = conn.execute(select(starters)).all()
+        for row in left:
+            if kill_leftover(row.pid, row.create_time):
+                self.log.info("killed job %s (pid %d) left by the last run", row.job, row.pid)
+        with self.ctx.engine.begin() as conn:
+            conn.execute(delete(starters))
+        for path in remove_stale_sandboxes(self.ctx.paths.execute):
+            self.log.info("removed %s, left by the last run", path)
+
+    async def close(self) -> None:
+        """The pool stops: jobs are killed (their schedd finds them idle when it starts
+        again), and the slot ads withdrawn."""
+        for run in list(self.runs.values()):
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(run.process.pidfd)
+            run.process.hard_kill()
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            names = sorted(self.published)
+            if names:
+                await self.api(self.ctx.collector_url).post(
+                    "/invalidate", {"type": "Machine", "names": names}
+                )
+        for api in self._apis.values():
+            await api.close()
+
+
+def _expr(text: str | None, what: str) -> Expr | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        return Expr(text)
+    except ClassAdSyntaxError as err:
+        raise BadRequest(f"{what}: {err.message}") from None
+
+
+def _schedd_of(job: ClassAd) -> str:
+    address = job.get("ScheddApiAddress")
+    return address if isinstance(address, str) else ""
