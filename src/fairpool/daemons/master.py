@@ -158,7 +158,9 @@ class Master:
         for name in names:
             self.daemons[name] = _DAEMON_TYPES[name](ctx)
             app.include_router(_ROUTERS[name](self.daemons[name]))
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+        )
         self.server = uvicorn.Server(config)
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         loop = asyncio.get_running_loop()

@@ -33,8 +33,18 @@ class MachineMeasures:
         self.job_pids = job_pids
         self._boot = psutil.boot_time()
         self._cpu: dict[int, tuple[float, float]] = {}  # pid -> (cpu seconds, when)
+        self._last: tuple[int, dict[str, object]] | None = None
 
     def __call__(self, t: int) -> dict[str, object]:
+        """The measurements at ``t`` (taken once per second: the startd asks at every
+        event as well as at its passes)."""
+        if self._last is not None and self._last[0] == t:
+            return self._last[1]
+        values = self._measure(t)
+        self._last = (t, values)
+        return values
+
+    def _measure(self, t: int) -> dict[str, object]:
         load = os.getloadavg()[0]
         condor = self._job_load()
         idle = self._keyboard_idle(float(t))
@@ -61,14 +71,19 @@ class MachineMeasures:
         return max(0, int(now - latest))
 
     def _job_load(self) -> float:
-        """Cores the jobs' processes (and their children) used since the last call."""
+        """Cores the jobs' processes (and their descendants) used since the last call."""
         now = time.monotonic()
         load, seen = 0.0, {}
-        for pid in self.job_pids():
+        jobs = list(self.job_pids())
+        if not jobs:
+            self._cpu = {}
+            return 0.0
+        children: dict[int, list[int]] = {}
+        for process in psutil.process_iter(["ppid"]):  # one scan of /proc for every job
+            children.setdefault(process.info["ppid"], []).append(process.pid)
+        for pid in jobs:
             try:
-                process = psutil.Process(pid)
-                family = [process, *process.children(recursive=True)]
-                used = sum(sum(p.cpu_times()[:2]) for p in family)
+                used = sum(sum(psutil.Process(p).cpu_times()[:2]) for p in _family(pid, children))
             except psutil.Error:
                 continue
             before = self._cpu.get(pid)
@@ -77,3 +92,12 @@ class MachineMeasures:
             seen[pid] = (used, now)
         self._cpu = seen
         return load
+
+
+def _family(pid: int, children: dict[int, list[int]]) -> list[int]:
+    family, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        family.append(current)
+        pending.extend(children.get(current, ()))
+    return family

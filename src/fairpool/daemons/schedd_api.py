@@ -80,9 +80,16 @@ def schedd_router(schedd: Schedd) -> APIRouter:
             "ads": [ad_to_json(job, wanted) for job in found],
         }
 
-    @api.get("/jobs/{job}", summary="One job")
+    @api.get("/jobs/{job}", summary="One job, and its autocluster while it is idle")
     async def job(job: str) -> dict[str, Any]:
-        return {"ad": ad_to_json(schedd.require(job))}
+        ad = schedd.require(job)
+        return {
+            "ad": ad_to_json(ad),
+            "autocluster": schedd.index.autocluster_of(job),
+            "submitter": schedd.queue.submitter[job],
+            "schedd": schedd.schedd_name,
+            "schedd_address": schedd.url,
+        }
 
     @api.post("/act", summary="Remove, hold or release jobs (condor_rm, condor_hold, ...)")
     async def act(request: Request, body: dict[str, Any]) -> dict[str, Any]:

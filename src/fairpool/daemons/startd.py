@@ -43,8 +43,6 @@ from ..startd.node import (
     CLAIM_LOST,
     CLAIM_READY,
     EXITED,
-    RESUMED,
-    SUSPENDED,
     VACATED,
     ExecuteNode,
     NodeEvent,
@@ -317,38 +315,30 @@ class StartdDaemon:
         self._update_soon()
 
     def _report(self, event: NodeEvent) -> None:
+        """Tell the job's schedd what the node reported."""
         name = f"{event.job.get('ClusterId')}.{event.job.get('ProcId')}"
         body: dict[str, Any] = {"kind": event.kind, "job": name}
         if event.kind in (CLAIM_READY, CLAIM_LOST):
             claim_id = self.pending.pop(event.slot, None)
-            if claim_id is None:
-                return
-            if event.kind == CLAIM_LOST:
-                self.claims.pop(claim_id, None)
-        else:
-            if event.kind in (EXITED, VACATED):
-                run = self.runs.pop(event.slot, None)
-                if run is None:
-                    return
-                claim_id = run.claim
+        elif event.kind in (EXITED, VACATED):
+            run = self.runs.pop(event.slot, None)
+            claim_id = run.claim if run is not None else None
+            if run is not None:
                 body.update({"usage": run.usage, "exit": run.exit})
                 if run.hold is not None:
                     body["hold"] = run.hold
-                claim = self.claims.get(claim_id)
-                if claim is not None:
-                    claim.job = None
-                if event.kind == VACATED:
-                    self.claims.pop(claim_id, None)
-            elif event.kind in (SUSPENDED, RESUMED):
-                found = self.runs.get(event.slot)
-                claim_id = found.claim if found is not None else ""
-            else:
-                return
+        else:  # suspended, resumed
+            run = self.runs.get(event.slot)
+            claim_id = run.claim if run is not None else None
+        claim = self.claims.get(claim_id or "")
+        if claim_id is None or claim is None:
+            return
         body["claim"] = claim_id
-        claim = self.claims.get(claim_id)
-        schedd = claim.schedd if claim is not None else _schedd_of(event.job)
-        if schedd:
-            self.spawn(self._tell(schedd, body))
+        if event.kind in (EXITED, VACATED):
+            claim.job = None
+        if event.kind in (VACATED, CLAIM_LOST):
+            del self.claims[claim_id]  # the slot has left this claim
+        self.spawn(self._tell(claim.schedd, body))
 
     async def _tell(self, schedd: str, event: dict[str, Any]) -> None:
         for attempt in range(10):
@@ -479,8 +469,3 @@ def _expr(text: str | None, what: str) -> Expr | None:
         return Expr(text)
     except ClassAdSyntaxError as err:
         raise BadRequest(f"{what}: {err.message}") from None
-
-
-def _schedd_of(job: ClassAd) -> str:
-    address = job.get("ScheddApiAddress")
-    return address if isinstance(address, str) else ""
