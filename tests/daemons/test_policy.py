@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import psutil
+
 from livepool import LivePool, events
 
 LONG = "while true; do sleep 0.1; done"
