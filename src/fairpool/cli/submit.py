@@ -73,7 +73,9 @@ def submit(
         fail(str(err))
     cwd = Path(file).resolve().parent
 
-    def make(owner: str, first: int, when: int, domain: str | None) -> list[ClassAd]:
+    def make(
+        owner: str, first: int, when: int, domain: str | None, pool_knobs: dict[str, str]
+    ) -> list[ClassAd]:
         return description.job_ads(
             owner=owner,
             cluster_id=first,
@@ -82,12 +84,12 @@ def submit(
             group_map=groups,
             env=dict(os.environ),
             cwd=cwd,
-            config=config,
+            config={**pool_knobs, **config},
         )
 
     try:
         if dry_run:
-            ads = make(owner or getpass.getuser(), cluster, _now(qdate), uid_domain)
+            ads = make(owner or getpass.getuser(), cluster, _now(qdate), uid_domain, {})
             _print_dry_run(ads, long)
         else:
             _submit(make, pool, schedd, uid_domain)
@@ -106,9 +108,9 @@ def _submit(make, pool: str | None, name: str | None, uid_domain: str | None) ->
         info = api.get("/submit-info")
         if not info.get("owner"):
             fail("the schedd does not know who you are (only local users can submit)")
-        ads = make(
-            info["owner"], info["next_cluster"], _now(None), uid_domain or info["uid_domain"]
-        )
+        domain = uid_domain or info["uid_domain"]
+        knobs = {"FILESYSTEM_DOMAIN": info["filesystem_domain"]}  # the pool's, as its startds'
+        ads = make(info["owner"], info["next_cluster"], _now(None), domain, knobs)
         _check_executables(ads)
         click.echo("Submitting job(s)" + "." * len(ads))
         try:

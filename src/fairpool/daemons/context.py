@@ -20,7 +20,7 @@ from ..config import Config
 from ..config.knob_values import knob_error
 from ..runtime.realtime import RealtimeEnvironment
 
-__all__ = ["Context", "PoolPaths", "knob_float", "knob_int"]
+__all__ = ["Context", "PoolPaths", "filesystem_domain", "knob_float", "knob_int"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +97,9 @@ def knob_float(config: Config, name: str, default: float, minimum: float = 0.0) 
     if value < minimum:
         raise knob_error(config, name, f"a number of {minimum:g} or more")
     return value
+
+
+def filesystem_domain(ctx: Context) -> str:
+    """FILESYSTEM_DOMAIN, HTCondor's default being the host's full name: the jobs of a
+    schedd that share a file system with a startd say so by having the same one."""
+    return (ctx.config.get("FILESYSTEM_DOMAIN") or "").strip() or ctx.host

@@ -67,7 +67,7 @@ from ..schedd.userlog import (
 )
 from ..store.jobs import JobStore
 from .client import Api
-from .context import Context, knob_int
+from .context import Context, filesystem_domain, knob_int
 from .errors import BadRequest, Conflict, Forbidden, NotFound, Unavailable
 from .identity import Caller
 
@@ -239,6 +239,7 @@ class Schedd:
             "next_cluster": self.next_cluster,
             "owner": caller.name,
             "uid_domain": self.domain,
+            "filesystem_domain": filesystem_domain(self.ctx),
             "schedd": self.schedd_name,
         }
 

@@ -50,7 +50,7 @@ from ..startd.node import (
 from ..starter import JobProcess, StartError, TransferError, kill_leftover, remove_stale_sandboxes
 from ..store.database import starters
 from .client import Api
-from .context import Context
+from .context import Context, filesystem_domain
 from .errors import BadRequest, Forbidden, NotFound
 from .measures import MachineMeasures
 
@@ -115,6 +115,9 @@ class StartdDaemon:
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
         ads = machine_ads(_Knobs(ctx.config))
+        for ad in ads:  # the domains the schedds' jobs compare with theirs
+            ad["FileSystemDomain"] = filesystem_domain(ctx)
+            ad["UidDomain"] = (ctx.config.get("UID_DOMAIN") or "").strip() or ctx.host
         measures = MachineMeasures(lambda: [r.process.pid for r in self.runs.values()])
         self.node = ExecuteNode(Startd(self.policy, ads, measures, start=now), self, self._changed)
         self.node.advance(now)
