@@ -454,6 +454,10 @@ class Schedd:
             return  # the claim's reply brings the next leftover, if any
 
     async def _activate(self, claim: Claim, name: str) -> None:
+        """Start ``name`` under ``claim``. The run is recorded (Running, the execute
+        event, saved) before the startd is asked, so that a crash in between leaves a
+        job that may have run recorded as running: the next start says it was evicted,
+        never that it did not run."""
         job = self.queue.jobs.get(name)
         if job is None:
             self._not_starting(name)
@@ -461,33 +465,35 @@ class Schedd:
             return
         claim.job = name
         self.claim_of[name] = claim.id
+        self._started(name, claim)
         try:
             reply = await self.api(claim.startd).post(
                 "/activate", {"claim": claim.id, "job": ad_to_json(job)}
             )
         except Exception as err:
             reply = {"accepted": False, "reason": str(err)}
-        if name not in self.queue.jobs:
-            self.starting.discard(name)
-            return
-        if reply.get("accepted"):
-            if name in self.starting:  # not already, by news that came before the reply
-                self._started(name, claim)
-            return
-        self.starting.discard(name)
+        if reply.get("accepted") or name not in self.queue.jobs or claim.job != name:
+            return  # running; or removed, held or ended meanwhile
+        await self._refused(claim, name, reply)
+
+    async def _refused(self, claim: Claim, name: str, reply: dict[str, Any]) -> None:
+        """The startd would not run the job: held when its starter said why (a missing
+        executable...), else back to idle."""
+        now = self.ctx.env.now
+        job = self.queue.jobs[name]
         claim.job = None
         self.claim_of.pop(name, None)
         hold = reply.get("hold")
-        if isinstance(hold, dict):
-            self._hold(
-                name,
-                str(hold.get("reason")),
-                int(hold.get("code", 0)),
-                int(hold.get("subcode", 0)),
-                self.ctx.env.now,
-            )
-        else:
-            self.queue.unreserve(name)
+        if isinstance(hold, dict):  # the held event says why (after the execute event)
+            shadow.run_ended(job, {}, claim.slot_ad, now)
+            self.queue.vacate(name, now)
+            code, subcode = int(hold.get("code", 0)), int(hold.get("subcode", 0))
+            self._hold(name, str(hold.get("reason")), code, subcode, now)
+        else:  # the execute event was written: the log says the run ended
+            reason = f"the startd refused the job: {reply.get('reason')}"
+            self._log(job, shadow.vacated(job, {}, claim.slot_ad, now, reason), now)
+            self.queue.vacate(name, now)
+        self.dirty.add(name)
         self._save()
         await self._release(claim)
 
@@ -540,9 +546,6 @@ class Schedd:
             self.claims.pop(claim.id, None)
         elif name is None or name not in self.queue.jobs:
             return
-        elif name in self.starting:  # the news came before the activation's reply
-            self._started(name, claim)
-            await self._event(claim, event)
         elif kind == "exited":
             await self._exited(claim, name, event.get("exit") or {}, usage, now)
         elif kind == "vacated":
