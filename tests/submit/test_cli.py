@@ -54,7 +54,8 @@ def test_errors_are_one_line_and_exit_non_zero(tmp_path: Path):
     assert result.exit_code == 1
     assert result.output.strip().count("\n") == 0
     assert f"{bad}:2: request_memory = 3 parsecs: unknown unit 'parsecs'" in result.output
-    refused = _run(str(DATA / "01_minimal.sub"), "--owner", "a")
-    assert refused.exit_code == 1 and "only --dry-run is supported" in refused.output
+    no_pool = _run(str(DATA / "01_minimal.sub"), "--pool", "127.0.0.1:9")  # nothing listens
+    assert no_pool.exit_code == 1 and "cannot reach http://127.0.0.1:9" in no_pool.output
+    assert no_pool.output.strip().count("\n") == 0
     knob = _run(str(DATA / "01_minimal.sub"), "--owner", "a", "--dry-run", "--config", "ARCH")
     assert knob.exit_code == 1 and "expected KNOB=VALUE" in knob.output

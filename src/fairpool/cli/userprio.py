@@ -1,10 +1,15 @@
-"""``fairpool userprio``: condor_userprio over a negotiator's state directory.
+"""``fairpool userprio``: condor_userprio, against the pool's negotiator or over a negotiator's
+state directory (``--state DIR``).
 
 Options and output follow condor_userprio (spec negotiator.md §8): with no option it lists
 the submitters active in the last 24 hours in increasing EUP order; ``-allusers`` shows
 everyone; ``-priority``, ``-usage``, ``-most`` and ``-all`` choose columns. One edit option
 runs per call, in condor_userprio's precedence. "Now" is the time of the state's last
 priority update (the negotiator's clock, which the simulator and dry runs set).
+
+Against a live negotiator the same edits and listings run on a copy of its records, and an
+edit sends back the records it changed; if another edit reached the negotiator first, the
+records are read again and the edit made again.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from collections.abc import Sequence
 
 import click
 
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, AccountantPolicy
 from ..accounting.records import Customer
 from ..accounting.userprio_table import Row, render, usage_footer
 from ..store.accountant_store import AccountantStore
 from .errors import fail
+from .remote import daemon, refusals
 
 __all__ = ["userprio"]
 
@@ -41,6 +47,7 @@ _LAYOUTS = {
 }
 _DAY = 86400
 _QUOTA_COLUMNS = ["EffQuota", "CfgQuota", "Surplus", "TreeQuota", "Requested"]
+_ATTEMPTS = 5  # edits made again when the negotiator's records changed meanwhile
 
 
 def _pair(*names: str, metavar: str, help: str):
@@ -55,11 +62,12 @@ def _one(*names: str, help: str):
 @click.option(
     "--state",
     "state",
-    default="fairpool-state",
-    show_default=True,
+    default=None,
     metavar="DIR",
-    help="The negotiator's state directory.",
+    help="A negotiator's state directory (default: the pool's running negotiator).",
 )
+@click.option("--pool", "-pool", "pool", default=None, metavar="URL", help="The pool's address.")
+@click.option("-name", "--name", "name", default=None, metavar="NEGOTIATOR", help="The negotiator.")
 @_pair("-setprio", metavar="USER PRIO", help="Set a submitter's real priority.")
 @_pair("-setfactor", metavar="USER FACTOR", help="Set a submitter's priority factor (>= 1).")
 @_pair("-setfloor", "-set-floor", metavar="USER N", help="Set a submitter's floor (0: none).")
@@ -78,9 +86,18 @@ def _one(*names: str, help: str):
 @click.option("-quotas", "layout", flag_value="quotas", help="Group quotas.")
 @click.argument("users", nargs=-1)
 def userprio(
-    state: str, layout: str | None, allusers: bool, users: Sequence[str], **edits: object
+    state: str | None,
+    pool: str | None,
+    name: str | None,
+    layout: str | None,
+    allusers: bool,
+    users: Sequence[str],
+    **edits: object,
 ) -> None:
     """Show or change submitters' priorities (HTCondor's condor_userprio)."""
+    if state is None:
+        _live(pool, name, layout, allusers, users, edits)
+        return
     store = AccountantStore(state)
     accountant = store.load()
     message = _edit(accountant, edits, state)
@@ -88,10 +105,53 @@ def userprio(
         store.save(accountant)
         click.echo(message)
         return
+    _show(accountant, store.group_figures(), layout, allusers, users)
+
+
+def _show(
+    accountant: Accountant,
+    figures: dict[str, dict[str, object]],
+    layout: str | None,
+    allusers: bool,
+    users: Sequence[str],
+) -> None:
     if layout == "quotas":
-        click.echo(_quotas(accountant, store.group_figures()), nl=False)
+        click.echo(_quotas(accountant, figures), nl=False)
         return
     click.echo(_table(accountant, layout or "most", allusers, users), nl=False)
+
+
+def _live(
+    pool: str | None,
+    name: str | None,
+    layout: str | None,
+    allusers: bool,
+    users: Sequence[str],
+    edits: dict[str, object],
+) -> None:
+    """The running negotiator's records: shown, or edited and the changes sent back."""
+    from ..daemons.errors import Conflict
+
+    with refusals():
+        negotiator = daemon("Negotiator", name, pool)
+        for _ in range(_ATTEMPTS):
+            state = negotiator.get("/accountant")
+            records = [Customer(**fields) for fields in state["customers"]]
+            policy = AccountantPolicy(**state["policy"])  # the negotiator's own knobs
+            accountant = Accountant(policy, records, state["last_update"])
+            message = _edit(accountant, edits, "the negotiator")
+            if message is None:
+                _show(accountant, state["groups"], layout, allusers, users)
+                return
+            changed = [accountant.customers[n].as_dict() for n in sorted(accountant.changed)]
+            body = {"version": state["version"], "changed": changed}
+            try:
+                negotiator.post("/accountant", {**body, "deleted": sorted(accountant.deleted)})
+            except Conflict:
+                continue
+            click.echo(message)
+            return
+    fail("the negotiator's records kept changing: run the command again")
 
 
 def _edit(accountant: Accountant, edits: dict[str, object], state: str) -> str | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from dataclasses import asdict
 from typing import Any
 
 from ..accounting.records import Customer
@@ -226,6 +227,7 @@ class Negotiator:
     # -- the accountant, for userprio ---------------------------------------------------
     def accountant_state(self) -> dict[str, Any]:
         return {
+            "policy": asdict(self.policy),
             "version": self.version,
             "last_update": self.accountant.last_update,
             "customers": [c.as_dict() for c in self.accountant.customers.values()],
