@@ -118,6 +118,19 @@ class Collector:
                 found.append(obj)
         return found
 
+    def slot_ads(self) -> list[ClassAd]:
+        """Every slot ad with its private attributes, for a negotiator in this process:
+        copies of the parsed ads (an ad is parsed once per update), which the cycle may
+        annotate while queries go on."""
+        self._own(self.ctx.env.now)
+        found = []
+        for entry in self.ads.get("machine", {}).values():
+            ad = entry.classad().copy()
+            for name, value in (entry.private or {}).items():
+                ad[name] = value
+            found.append(ad)
+        return found
+
     def expire(self, now: float) -> int:
         gone = 0
         for kind, table in list(self.ads.items()):

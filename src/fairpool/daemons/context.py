@@ -62,6 +62,7 @@ class Context:
     collector_url: str = ""  # the collector's API (COLLECTOR_HOST)
     host: str = field(default_factory=socket.getfqdn)
     started: float = 0.0
+    local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
 
     def logger(self, daemon: str) -> logging.Logger:
         """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""

@@ -156,7 +156,7 @@ class Master:
         self.log = ctx.logger("master")
         app = self._app()
         for name in names:
-            self.daemons[name] = _DAEMON_TYPES[name](ctx)
+            self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
             app.include_router(_ROUTERS[name](self.daemons[name]))
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2

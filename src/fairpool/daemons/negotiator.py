@@ -29,6 +29,7 @@ from typing import Any
 from ..accounting.records import Customer
 from ..classad import ClassAd
 from ..classad.jsonads import ad_from_json, ad_to_json
+from ..classad.vector import SlotColumns
 from ..negotiator import CycleResult, PoolSnapshot, run_cycle, significant_of
 from ..negotiator.configure import accountant_policy, negotiator_params
 from ..negotiator.groups import group_assigner
@@ -57,6 +58,7 @@ class Negotiator:
         self.last_start = 0.0
         self.last_stats: dict[str, Any] = {}
         self.offered: dict[tuple[str, str], int] = {}  # (schedd, request's job) -> autocluster
+        self.columns = SlotColumns([])  # the vector evaluator's columns, kept between cycles
         self._lock: asyncio.Lock | None = None
         self._next = None
         self._apis: dict[str, Api] = {}
@@ -125,11 +127,21 @@ class Negotiator:
         self.spawn(self.advertise())
         return result
 
-    async def _negotiate(self, now: float) -> CycleResult:
+    async def _slots(self) -> list[ClassAd]:
+        """The slot ads with their ClaimIds: straight from the collector when it runs in
+        this process (the central manager's usual setup: no HTTP, no decoding, and only
+        ads updated since the last cycle parsed again), else through its API."""
+        local = self.ctx.local.get("collector")
+        if local is not None:
+            return local.slot_ads()
         collector = self.api(self.ctx.collector_url)
         machines = (await collector.get("/ads", type="Machine", private="true"))["ads"]
+        return [ad_from_json(obj, "a slot ad") for obj in machines]
+
+    async def _negotiate(self, now: float) -> CycleResult:
+        collector = self.api(self.ctx.collector_url)
+        slots = await self._slots()
         submitters = (await collector.get("/ads", type="Submitter"))["ads"]
-        slots = [ad_from_json(obj, "a slot ad") for obj in machines]
         significant = significant_of(slots, self.params, now)
         queues, offered = await self._requests(submitters, significant)
         running = frozenset(
@@ -140,13 +152,15 @@ class Negotiator:
         self.accountant.update_priorities(now)
         snapshot = PoolSnapshot(slots, [], running=running, queues=queues)
         priorities = self.accountant.view().__getitem__
-        result = await asyncio.to_thread(run_cycle, snapshot, priorities, self.params, now=now)
+        result = await asyncio.to_thread(
+            run_cycle, snapshot, priorities, self.params, now=now, columns=self.columns
+        )
         self.accountant.set_usage(result.usage)
         for name in result.submitters:
             self.accountant.customer(name)
         self.store.save(self.accountant, result.groups if self.params.groups.enabled else None)
         self.version += 1
-        await self._send(result, {obj.get("Name"): obj for obj in machines})
+        await self._send(result, {ad.get("Name"): ad for ad in slots})
         self.offered = offered
         return result
 
@@ -180,21 +194,19 @@ class Negotiator:
                     offered[(schedd, f"{job.get('ClusterId')}.{job.get('ProcId')}")] = cluster
         return queues, offered
 
-    async def _send(self, result: CycleResult, slots: dict[Any, dict[str, Any]]) -> None:
+    async def _send(self, result: CycleResult, slots: dict[Any, ClassAd]) -> None:
+        """Each schedd its matches, with the slot's ClaimId and its startd's address."""
         by_schedd: dict[str, list[dict[str, Any]]] = {}
         for match in result.matches:
-            slot = slots.get(match.slot, {})
-            claim_id = slot.get("ClaimId")
-            public = {k: v for k, v in slot.items() if k != "ClaimId"}
+            slot = slots.get(match.slot)
             by_schedd.setdefault(match.schedd or "", []).append(
                 {
                     "job": match.job,
                     "submitter": match.submitter,
                     "slot": match.slot,
-                    "claim_id": claim_id,
-                    "startd": slot.get("ApiAddress"),
+                    "claim_id": slot.get("ClaimId") if slot is not None else None,
+                    "startd": slot.get("ApiAddress") if slot is not None else None,
                     "preempting": match.preempting is not None,
-                    "slot_ad": public,
                 }
             )
         for schedd, matches in by_schedd.items():

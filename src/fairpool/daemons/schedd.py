@@ -147,6 +147,8 @@ class Schedd:
         leftovers = config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS", True)
         self.leftovers = True if leftovers is None else leftovers
         self.log_format = LogFormat.parse(config.get("DEFAULT_USERLOG_FORMAT_OPTIONS"))
+        self.max_contacts = knob_int(config, "MAX_PENDING_STARTD_CONTACTS", 64, minimum=1)
+        self._contacts: asyncio.Semaphore | None = None
 
     @property
     def url(self) -> str:
@@ -393,7 +395,19 @@ class Schedd:
             return None
         return self.index.pick(*offered)
 
+    @property
+    def contacts(self) -> asyncio.Semaphore:
+        """MAX_PENDING_STARTD_CONTACTS: claims under way at once (a cycle may hand over
+        thousands of matches)."""
+        if self._contacts is None:
+            self._contacts = asyncio.Semaphore(self.max_contacts)
+        return self._contacts
+
     async def _claim(self, name: str, match: dict[str, Any]) -> None:
+        async with self.contacts:
+            await self._claim_now(name, match)
+
+    async def _claim_now(self, name: str, match: dict[str, Any]) -> None:
         startd = str(match.get("startd"))
         job = self.queue.jobs.get(name)
         try:
@@ -450,7 +464,7 @@ class Schedd:
                 "submitter": submitter,
                 "preempting": False,
             }
-            await self._claim(name, match)
+            await self._claim_now(name, match)  # within its caller's contact
             return  # the claim's reply brings the next leftover, if any
 
     async def _activate(self, claim: Claim, name: str) -> None:

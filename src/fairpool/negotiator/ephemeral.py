@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..classad import ClassAd, Expr
+from ..classad.ad import _literal_expr
 from ..classad.builtins import builtin
 from ..classad.values import UNDEFINED
 
@@ -72,6 +73,8 @@ class Annotations:
         if key not in self._touched:
             self._touched.add(key)
             self._undo.append((ad, name, ad.lookup(name) if name in ad else None))
+        elif _holds(ad, key[1], value):
+            return  # set again to what it is (a request's job, match after match)
         ad[name] = value
 
     def ads(self) -> list[ClassAd]:
@@ -87,6 +90,16 @@ class Annotations:
                 ad.insert_expr(name, previous)
         self._undo.clear()
         self._touched.clear()
+
+
+def _holds(ad: ClassAd, lname: str, value: Any) -> bool:
+    """Whether the ad already holds ``value`` (plain values are shared literal
+    expressions, so the same value is the same expression)."""
+    current = ad._exprs.get(lname)
+    if isinstance(value, Expr):
+        return current is value
+    kind = type(value)
+    return kind in (int, float, str, bool) and current is _literal_expr(kind, value)
 
 
 def live_usage_expr(function: str, name: str) -> Expr:
