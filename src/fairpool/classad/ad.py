@@ -306,7 +306,7 @@ def _literal_expr(kind: type, value: Any) -> Expr:
     if expr is None:
         if len(_LITERALS) >= 200_000:
             _LITERALS.clear()
-        expr = _LITERALS[key] = Expr._from_node(node_of(value))
+        expr = _LITERALS[key] = Expr._from_node(Literal(from_text(value) if kind is str else value))
     return expr
 
 

@@ -26,6 +26,7 @@ evicted (their runs died with the pool's startd, which kills what its last run l
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pwd
 from collections import Counter
@@ -34,7 +35,7 @@ from typing import Any
 
 from ..classad import ClassAd, Expr
 from ..classad.ad import node_of
-from ..classad.jsonads import ad_from_json, ad_to_json
+from ..classad.jsonads import ad_from_json, ad_to_json, expr_from_json
 from ..classad.match import evaluate, satisfied
 from ..classad.unparse import unparse
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
@@ -183,15 +184,15 @@ class Schedd:
             raise BadRequest("clusters: expected at least one cluster")
         now = self.ctx.env.now
         made = [self._cluster(caller, first + n, c, now) for n, c in enumerate(clusters)]
-        self.store.submit(made, first + len(made))
+        self.store.submit([(c, rows) for c, _, rows in made], first + len(made))
         self.next_cluster = first + len(made)
-        for cluster_ad, procs in made:
+        for cluster_ad, procs, _ in made:
             self.clusters[cluster_ad["ClusterId"]] = cluster_ad
             self.per_cluster[cluster_ad["ClusterId"]] = len(procs)
             self.queue.add(procs)
             self._log_all(procs, Submitted(f"<{self.ctx.url.split('://')[-1]}>"), now)
         self.spawn(self.reschedule())
-        total = sum(len(p) for _, p in made)
+        total = sum(len(p) for _, p, _ in made)
         self.log.info(
             "%s submitted %d jobs to clusters %d-%d",
             caller.name,
@@ -199,11 +200,13 @@ class Schedd:
             first,
             first + len(made) - 1,
         )
-        return {"clusters": [c["ClusterId"] for c, _ in made], "jobs": total}
+        return {"clusters": [c["ClusterId"] for c, _, _ in made], "jobs": total}
 
     def _cluster(
         self, caller: Caller, number: int, given: Any, now: float
-    ) -> tuple[ClassAd, list[ClassAd]]:
+    ) -> tuple[ClassAd, list[ClassAd], list[tuple[int, str]]]:
+        """A cluster's ad, its jobs (each a copy of the cluster's ad with its own
+        attributes), and each job's own attributes as stored."""
         if not isinstance(given, dict) or not isinstance(given.get("procs"), list):
             raise BadRequest("each cluster needs an ad and a list of procs")
         cluster = ad_from_json(given.get("ad"), f"cluster {number}")
@@ -219,22 +222,29 @@ class Schedd:
             }
         )
         cluster.setdefault("User", f"{owner}@{self.domain}")
-        procs = []
+        if cluster.get("JobStatus") not in (IDLE, HELD):
+            cluster["JobStatus"] = IDLE
+        procs, rows = [], []
         for place, proc in enumerate(given["procs"]):
+            where = f"job {number}.{place}"
+            if not isinstance(proc, dict):
+                raise BadRequest(f"{where}: expected a JSON object")
             job = cluster.copy()
-            own = ad_from_json(proc, f"job {number}.{place}")
-            for key, expr in own._exprs.items():
-                job.insert_expr(own._names[key], expr)
-            job["ClusterId"] = number
+            exprs, names = job._exprs, job._names
+            for name, value in proc.items():
+                key = name.lower()
+                exprs[key] = expr_from_json(value, f"{where}, attribute {name}")
+                names.setdefault(key, name)
             proc_id = job.get("ProcId")
-            if type(proc_id) is not int:
-                raise BadRequest(f"job {number}.{place}: ProcId must be a whole number")
-            job["GlobalJobId"] = f"{self.schedd_name}#{number}.{proc_id}#{int(now)}"
-            status = job.get("JobStatus")
-            if status not in (IDLE, HELD):
-                job["JobStatus"] = IDLE
+            if type(proc_id) is not int or key_protected(proc):
+                raise BadRequest(f"{where}: a whole ProcId, and no ClusterId of its own")
+            own = {**proc, "GlobalJobId": f"{self.schedd_name}#{number}.{proc_id}#{int(now)}"}
+            job.insert_expr("GlobalJobId", Expr._from_node(node_of(own["GlobalJobId"])))
+            if job.get("JobStatus") not in (IDLE, HELD):
+                job["JobStatus"] = own["JobStatus"] = IDLE
             procs.append(job)
-        return cluster, procs
+            rows.append((proc_id, json.dumps(own, separators=(",", ":"))))
+        return cluster, procs, rows
 
     def submit_info(self, caller: Caller) -> dict[str, Any]:
         return {
@@ -814,6 +824,11 @@ class Schedd:
         if job is None:
             raise NotFound(f"job {name} is not in the queue")
         return job
+
+
+def key_protected(proc: dict[str, Any]) -> bool:
+    """Whether a job's own attributes name its cluster (the schedd numbers clusters)."""
+    return any(name.lower() == "clusterid" for name in proc)
 
 
 def _policy_reason(attribute: str) -> str:

@@ -46,6 +46,11 @@ def submitter_of(job: ClassAd, domain: str) -> str:
 
 
 def job_id(job: ClassAd) -> str:
+    exprs = job._exprs
+    cluster, proc = exprs.get("clusterid"), exprs.get("procid")
+    plain = cluster is not None and proc is not None  # the usual literals, read directly
+    if plain and type(cluster.const) is int and type(proc.const) is int:
+        return f"{cluster.const}.{proc.const}"
     return f"{attribute(job, 'ClusterId')}.{attribute(job, 'ProcId')}"
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..classad import ClassAd
+from ..classad.scope import NOT_CONST
 from ..negotiator.submitters import job_id, submitter_of
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ IDLE, RUNNING, REMOVED, COMPLETED, HELD, TRANSFERRING_OUTPUT, SUSPENDED = range(
 STATUS_LETTERS = {IDLE: "I", RUNNING: "R", REMOVED: "X", COMPLETED: "C", HELD: "H",
                   TRANSFERRING_OUTPUT: ">", SUSPENDED: "S"}  # fmt: skip
 _ACTIVE = (RUNNING, SUSPENDED, TRANSFERRING_OUTPUT)
+# what submitter_of reads (negotiator/submitters.py)
+_SUBMITTER_ATTRIBUTES = ("accountinggroup", "user", "owner", "niceuser")
 
 
 class JobQueue:
@@ -57,6 +60,7 @@ class JobQueue:
         self.submitter: dict[str, str] = {}  # job -> the submitter it is charged to
         self.place: dict[str, int] = {}  # job -> its place in the queue
         self._count = 0
+        self._submitters: dict[tuple, tuple[str, list]] = {}
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -72,12 +76,26 @@ class JobQueue:
             self.jobs[name] = job
             self._count += 1
             self.place.setdefault(name, self._count)
-            self.submitter[name] = submitter_of(job, self.domain)
+            self.submitter[name] = self._submitter_of(job)
             status = job.eval("JobStatus")
             if status == IDLE:
                 self._idle(name, job)
             elif status in _ACTIVE:
                 self.running[self.submitter[name]] += 1
+
+    def _submitter_of(self, job: ClassAd) -> str:
+        """submitter_of, once per set of literal values it reads: a cluster's jobs share
+        them (the cache keeps the expressions, so their ids are not reused)."""
+        exprs = [job._exprs.get(n) for n in _SUBMITTER_ATTRIBUTES]
+        if any(e is not None and e.const is NOT_CONST for e in exprs):
+            return submitter_of(job, self.domain)  # an expression: it may read anything
+        key = tuple(map(id, exprs))
+        found = self._submitters.get(key)
+        if found is None:
+            if len(self._submitters) >= 10_000:
+                self._submitters.clear()
+            found = self._submitters[key] = (submitter_of(job, self.domain), exprs)
+        return found[0]
 
     def status(self, name: str) -> object:
         return self.jobs[name].eval("JobStatus")

@@ -63,24 +63,20 @@ class JobStore:
         start = header.get("NextClusterNum")
         return StoredQueue(start if type(start) is int else 1, clusters, found)
 
-    def submit(self, clusters: list[tuple[ClassAd, list[ClassAd]]], next_cluster: int) -> None:
-        """A whole submission: its cluster ads and jobs, and the next cluster number."""
+    def submit(
+        self, clusters: list[tuple[ClassAd, list[tuple[int, str]]]], next_cluster: int
+    ) -> None:
+        """A whole submission: each cluster's ad and its jobs' own attributes (ProcId
+        and JSON text), and the next cluster number, in one transaction."""
         with self.engine.begin() as conn:
-            for cluster_ad, procs in clusters:
+            for cluster_ad, rows in clusters:
                 number = cluster_ad["ClusterId"]
                 conn.execute(
                     insert(job_clusters).values(cluster=number, ad=_dump(ad_to_json(cluster_ad)))
                 )
                 conn.execute(
                     insert(jobs),
-                    [
-                        {
-                            "cluster": number,
-                            "proc": job["ProcId"],
-                            "ad": _dump(_diff(job, cluster_ad)),
-                        }
-                        for job in procs
-                    ],
+                    [{"cluster": number, "proc": proc, "ad": text} for proc, text in rows],
                 )
             self._set_next(conn, next_cluster)
 
