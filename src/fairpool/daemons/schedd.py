@@ -571,7 +571,9 @@ class Schedd:
         elif name is None or name not in self.queue.jobs:
             return
         elif kind == "exited":
-            await self._exited(claim, name, event.get("exit") or {}, usage, now)
+            reusable = event.get("reusable") is not False  # the claim can take another job
+            exit = event.get("exit") or {}
+            await self._exited(claim, name, exit, usage, now, reusable, event.get("hold"))
         elif kind == "vacated":
             self._vacated(claim, name, usage, str(event.get("reason") or ""), now)
         elif kind == "suspended":
@@ -584,13 +586,30 @@ class Schedd:
             self.dirty.add(name)
 
     async def _exited(
-        self, claim: Claim, name: str, exit: dict[str, Any], usage: dict[str, Any], now: float
+        self,
+        claim: Claim,
+        name: str,
+        exit: dict[str, Any],
+        usage: dict[str, Any],
+        now: float,
+        reusable: bool,
+        hold: Any = None,
     ) -> None:
+        """The job's process ended by itself; ``hold``: its output could not be brought
+        back (the starter's reason), which holds the job instead."""
         job = self.queue.jobs[name]
-        outcome = shadow.exited(job, exit, usage, claim.slot_ad, now)
-        self._log(job, outcome.event, now)
         claim.job = None
         self.claim_of.pop(name, None)
+        if isinstance(hold, dict):
+            shadow.run_ended(job, usage, claim.slot_ad, now)
+            self.queue.vacate(name, now)
+            code, subcode = int(hold.get("code", 0)), int(hold.get("subcode", 0))
+            self._hold(name, str(hold.get("reason")), code, subcode, now)
+            self._save()
+            await self._release(claim)
+            return
+        outcome = shadow.exited(job, exit, usage, claim.slot_ad, now)
+        self._log(job, outcome.event, now)
         if outcome.status == COMPLETED:
             self._leave([name], COMPLETED, now)
         else:
@@ -600,7 +619,7 @@ class Schedd:
             self.dirty.add(name)
         self._save()
         following = next_job(self.queue, claim.submitter, claim.slot_ad, job, now)
-        if following is None or self._busy() >= self.max_running:
+        if not reusable or following is None or self._busy() >= self.max_running:
             await self._release(claim)
             return
         reused = job_id(following)

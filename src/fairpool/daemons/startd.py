@@ -37,7 +37,7 @@ from sqlalchemy import delete, insert, select
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_to_json
 from ..errors import ClassAdSyntaxError
-from ..startd import MODERN, Change, Startd, StartdPolicy, State
+from ..startd import MODERN, Activity, Change, Startd, StartdPolicy, State
 from ..startd.layout import machine_ads
 from ..startd.node import (
     CLAIM_LOST,
@@ -330,6 +330,9 @@ class StartdDaemon:
                 body.update({"usage": run.usage, "exit": run.exit})
                 if run.hold is not None:
                     body["hold"] = run.hold
+            target = self.startd.slots.get(event.slot)
+            # whether the claim can run another job (not when CLAIM_WORKLIFE is over)
+            body["reusable"] = target is not None and target.pair == (State.CLAIMED, Activity.IDLE)
         else:  # suspended, resumed
             run = self.runs.get(event.slot)
             claim_id = run.claim if run is not None else None

@@ -17,7 +17,7 @@ from ..classad.jsonads import ad_to_json, expr_to_json
 
 __all__ = ["submission"]
 
-_PER_JOB = frozenset({"procid", "clusterid"})
+_PER_JOB = frozenset({"procid"})  # always each job's own, whatever the cluster
 
 
 def submission(jobs: list[ClassAd]) -> list[dict[str, Any]]:
