@@ -1,5 +1,8 @@
 """Starter test fixtures: ``jobs`` (a Jobs helper, cleaned up after the test: every job
-killed and reaped) and ``open_dir`` (a directory other users can enter)."""
+killed and reaped), once for each way a job is started: ``fast`` (from the starter's own
+process, as for every job that needs no user switch) and ``shim`` (through the shim, as for
+a root starter's job of another Owner; forced with ``via_shim``); ``open_dir`` (a directory
+other users can enter)."""
 
 from __future__ import annotations
 
@@ -18,9 +21,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from starter_jobs import Jobs
 
 
-@pytest.fixture
-def jobs(tmp_path: Path) -> Iterator[Jobs]:
-    helper = Jobs(tmp_path, pwd.getpwuid(os.geteuid()).pw_name)
+@pytest.fixture(params=["fast", "shim"])
+def jobs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Jobs]:
+    owner = pwd.getpwuid(os.geteuid()).pw_name
+    helper = Jobs(tmp_path, owner, via_shim=request.param == "shim")
     yield helper
     helper.cleanup()
 

@@ -1,7 +1,8 @@
 """Helpers for the starter tests: real jobs from real submit files, bounded in time.
 
 ``Jobs`` submits a description (through fairpool's condor_submit) with Iwd in a temporary
-directory and starts it; its ``cleanup`` kills and reaps whatever a test left running.
+directory and starts it, through the shim when made with ``via_shim``; its ``cleanup`` kills
+and reaps whatever a test left running.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ WAIT = 10.0  # seconds any one job may take in these tests
 class Jobs:
     """Submit, start and wait for jobs in one Iwd and one EXECUTE directory."""
 
-    def __init__(self, root: Path, owner: str) -> None:
+    def __init__(self, root: Path, owner: str, *, via_shim: bool = False) -> None:
         self.iwd = root / "iwd"
         self.execute = root / "execute"
         self.iwd.mkdir()
         self.owner = owner
+        self.via_shim = via_shim
         self.started: list[JobProcess] = []
 
     def script(self, name: str, body: str, mode: int = 0o755) -> Path:
@@ -56,6 +58,7 @@ class Jobs:
         return ad
 
     def spawn(self, ad: ClassAd, **options: object) -> JobProcess:
+        options.setdefault("via_shim", self.via_shim)
         job = JobProcess.spawn(ad, slot=SLOT, execute_dir=self.execute, **options)
         self.started.append(job)
         return job

@@ -1,11 +1,15 @@
 """Running a job: stdio, exit codes and signals, suspension, kills that reach the whole tree,
-and the exit noticed through the pidfd."""
+and the exit noticed through the pidfd; started from the starter's process or by the shim."""
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
+import threading
+import time
+from pathlib import Path
 
 import psutil
 from starter_jobs import WAIT, until, wait_for, wait_readable
@@ -179,3 +183,61 @@ def test_kill_sig_forms():
     assert kill_signal("SIGUSR1") == kill_signal("usr1") == kill_signal("10") == signal.SIGUSR1
     assert kill_signal(2) == signal.SIGINT
     assert kill_signal(None) == kill_signal("SIGBOGUS") == kill_signal(0) == signal.SIGTERM
+
+
+def test_the_job_is_started_without_the_shim_unless_asked(jobs):
+    """No user switch here (the job's Owner is the starter's user): the starter itself
+    starts the job, unless the test forces the shim."""
+    job, record = jobs.run(jobs.ad("executable = /bin/true"))
+    assert record.exit_code == 0 and job.via_shim is jobs.via_shim
+
+
+def test_the_job_starts_with_default_signal_dispositions(jobs):
+    """Python ignores SIGPIPE and SIGXFSZ; the job must not inherit that (a job writing to
+    a closed pipe dies of SIGPIPE, as it would from a shell)."""
+    jobs.run(jobs.ad("executable = /bin/grep\narguments = SigIgn /proc/self/status\noutput = sig"))
+    ignored = int((jobs.iwd / "sig").read_text().split()[1], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1))
+    assert not ignored & (1 << (signal.SIGXFSZ - 1))
+
+
+def test_a_fifo_as_stdin_is_waited_for_by_the_shim(jobs):
+    """Opening a FIFO waits for its writer; the shim does that waiting (within
+    LAUNCH_TIMEOUT), so the starter sends such a job through it on either path."""
+    fifo = jobs.iwd / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=write_when_read, args=(fifo, b"through the fifo\n"))
+    writer.start()
+    jobs.script("cat.sh", "cat\n")
+    try:
+        job, record = jobs.run(jobs.ad("executable = cat.sh\ninput = fifo\noutput = out.txt"))
+    finally:
+        writer.join(WAIT)
+    assert record.exit_code == 0 and job.via_shim
+    assert (jobs.iwd / "out.txt").read_text() == "through the fifo\n"
+
+
+def write_when_read(fifo: Path, data: bytes) -> None:
+    """Write once a reader has the FIFO open (ENXIO before), for at most WAIT seconds."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as error:
+            if error.errno != errno.ENXIO:
+                raise
+            time.sleep(0.01)
+            continue
+        os.write(fd, data)
+        os.close(fd)
+        return
+
+
+def test_a_relative_execute_dir(jobs, monkeypatch):
+    """The sandbox path the job, its environment and the shim see is absolute."""
+    monkeypatch.chdir(jobs.execute.parent)
+    jobs.execute = Path(jobs.execute.name)
+    jobs.script("where.sh", 'pwd > where.out\necho "$_CONDOR_SCRATCH_DIR" >> where.out\n')
+    job, record = jobs.run(jobs.ad("executable = where.sh"))
+    assert record.exit_code == 0 and job.sandbox.path.is_absolute()
+    assert (jobs.iwd / "where.out").read_text().split() == [str(job.sandbox.path)] * 2

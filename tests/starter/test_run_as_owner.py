@@ -11,6 +11,7 @@ import pytest
 from starter_jobs import Jobs
 
 from fairpool.starter import StartError
+from fairpool.starter.identity import job_user
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="only root can run jobs as another user")
 
@@ -31,10 +32,10 @@ def test_job_runs_as_its_owner(nobody_jobs):
     jobs, nobody = nobody_jobs
     (jobs.iwd / "in.txt").write_text("data")
     jobs.script("who.sh", "id -u > uid.txt\nid -g >> uid.txt\nstat -c %u . >> uid.txt\n")
-    _, record = jobs.run(
+    job, record = jobs.run(
         jobs.ad("executable = who.sh\ntransfer_input_files = in.txt\noutput = out.txt")
     )
-    assert record.exit_code == 0
+    assert record.exit_code == 0 and job.via_shim  # only the shim can switch users
     uid, gid, sandbox_owner = (jobs.iwd / "uid.txt").read_text().split()
     assert int(uid) == nobody.pw_uid and int(gid) == nobody.pw_gid
     assert int(sandbox_owner) == nobody.pw_uid
@@ -71,3 +72,9 @@ def test_unknown_owner_is_hold_code_23(tmp_path):
     with pytest.raises(StartError) as caught:
         jobs.spawn(jobs.ad("executable = /bin/true"))
     assert caught.value.code == 23 and "no-such-user-fairpool" in caught.value.reason
+
+
+def test_only_another_owner_needs_a_switch(nobody_jobs):
+    _, nobody = nobody_jobs
+    assert job_user(pwd.getpwuid(0).pw_name).switch is False  # root's own job: no shim
+    assert job_user(nobody.pw_name).switch is True

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import errno
+import os
+import pwd
 
 import pytest
-from starter_jobs import until, wait_for
+from starter_jobs import Jobs, until, wait_for
 
 from fairpool.starter import TransferError
 from fairpool.starter.plan import parse_remaps
@@ -118,3 +120,26 @@ def test_remaps_syntax():
         ("c=d", "out/e;f"),
     )
     assert parse_remaps("") == ()
+
+
+def test_the_starter_and_the_shim_give_the_same_output_holds(tmp_path):
+    jobs = Jobs(tmp_path, pwd.getpwuid(os.geteuid()).pw_name)
+    jobs.script("speak.sh", "echo words\n")
+    cases = [
+        "executable = speak.sh\ntransfer_output_files = absent.dat",
+        "executable = speak.sh\noutput = no_such_dir/out.txt",
+        "executable = speak.sh\ntransfer_output_files = nul\0byte",
+    ]
+    try:
+        for description in cases:
+            holds = []
+            for via_shim in (False, True):
+                jobs.via_shim = via_shim
+                job = jobs.spawn(jobs.ad(description))
+                wait_for(job)
+                with pytest.raises(TransferError) as caught:
+                    job.finish()
+                holds.append(caught.value.hold)
+            assert holds[0] == holds[1] and holds[0].code == 12, description
+    finally:
+        jobs.cleanup()

@@ -1,7 +1,9 @@
 """Whom the job runs as: its Owner when the starter is root, else the starter's own user.
 
 HTCondor's starter does the same: only root can switch users, and a personal (non-root) pool
-runs every job as the user who started it.
+runs every job as the user who started it. A switch is needed only when root starts a job for
+another Owner; without one the starter starts the job and copies its files itself, with no
+shim in between.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ __all__ = ["JobUser", "job_user"]
 
 @dataclass(frozen=True)
 class JobUser:
-    """A Unix account; ``switch`` is true when the job's processes must take it on."""
+    """A Unix account; ``switch`` is true when the job's processes must take it on (it is
+    not the starter's own uid and gid)."""
 
     name: str
     uid: int
@@ -47,5 +50,7 @@ def job_user(owner: str) -> JobUser:
                 FAILED_TO_ACCESS_USER_ACCOUNT,
             )
         ) from None
+    if (entry.pw_uid, entry.pw_gid) == (os.geteuid(), os.getegid()):  # root's own job
+        return JobUser(entry.pw_name, entry.pw_uid, entry.pw_gid, (), entry.pw_dir, False)
     groups = tuple(os.getgrouplist(entry.pw_name, entry.pw_gid))
     return JobUser(entry.pw_name, entry.pw_uid, entry.pw_gid, groups, entry.pw_dir, True)

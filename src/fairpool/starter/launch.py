@@ -1,11 +1,17 @@
-"""Starting the job's process: the sandbox filled, the environment made, the shim exec'ing
-the job as its user; a failure at any step becomes the hold HTCondor would give.
+"""Starting the job's process: the sandbox filled, the environment made, the job exec'd as
+its user; a failure at any step becomes the hold HTCondor would give.
 
-The shim (shim.py) reports the step that failed and its errno: taking on the user (23
-FailedToAccessUserAccount), entering the working directory (14 IwdError), opening stdin
-(8 UnableToOpenInput), stdout or stderr (7 UnableToOpenOutput), exec (6 FailedToCreateProcess,
-worded as HTCondor's starter words it). A shim that neither execs nor reports within
-LAUNCH_TIMEOUT (stdin a FIFO nobody writes, a hung mount) is killed: 6, ETIMEDOUT.
+A job that runs as the starter's own user is started from the starter's process: the
+working directory checked, stdio opened here, then ``subprocess.Popen`` execs it in a new
+session (a millisecond or so). A job that needs a user switch is exec'd by the shim
+(shim.py), which takes on the user first (tens of milliseconds: an interpreter starts). Both
+go through the same steps in the same order and name the one that failed with its errno:
+taking on the user (23 FailedToAccessUserAccount), entering the working directory (14
+IwdError), opening stdin (8 UnableToOpenInput), stdout or stderr (7 UnableToOpenOutput),
+exec (6 FailedToCreateProcess, worded as HTCondor's starter words it). A shim that neither
+execs nor reports within LAUNCH_TIMEOUT (stdin a FIFO nobody writes, a hung mount) is
+killed: 6, ETIMEDOUT. So that the starter itself never waits for a FIFO's other end, a job
+whose stdio names a FIFO goes through the shim even when it needs no switch.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import json
 import os
 import select
 import signal
+import stat
 import subprocess
 import time
 
@@ -37,6 +44,9 @@ from .transfer import input_copies, run_copies, shim_command
 __all__ = ["LAUNCH_TIMEOUT", "launch"]
 
 LAUNCH_TIMEOUT = 30.0  # seconds for the shim to exec the job (an stdin FIFO or a hung mount)
+BUSY_RETRIES = 20  # tries to exec a transferred executable that another fork holds open
+BUSY_PAUSE = 0.005  # seconds between them
+_WRITE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
 _STEPS = {
     "user": (FAILED_TO_ACCESS_USER_ACCOUNT, "Failed to switch to the job's user"),
     "cwd": (IWD_ERROR, "Failed to enter the job's working directory '{path}'"),
@@ -48,13 +58,20 @@ _STEPS = {
 
 
 def launch(
-    ad: ClassAd, plan: JobPlan, sandbox: Sandbox, slot: str, machine_ad: ClassAd | None
-) -> subprocess.Popen:
-    """Fill the sandbox and start the job in a new session; StartError when it cannot."""
+    ad: ClassAd,
+    plan: JobPlan,
+    sandbox: Sandbox,
+    slot: str,
+    machine_ad: ClassAd | None,
+    *,
+    via_shim: bool = False,
+) -> tuple[subprocess.Popen, bool]:
+    """Fill the sandbox and start the job in a new session; StartError when it cannot.
+    Also says whether the shim exec'd the job (always with ``via_shim``, for tests)."""
     scratch = str(sandbox.path)
     job_ad = sandbox.write_ad(JOB_AD_NAME, ad)
     machine = sandbox.write_ad(MACHINE_AD_NAME, machine_ad) if machine_ad is not None else None
-    hold = run_copies(input_copies(plan, scratch), sandbox.user, "input")
+    hold = run_copies(input_copies(plan, scratch), sandbox.user, "input", via_shim=via_shim)
     if hold is not None:
         raise StartError(hold)
     sandbox.snapshot()
@@ -80,7 +97,92 @@ def launch(
         "argv": [executable, *plan.arguments],
         "env": environment,
     }
-    return _exec_in_shim(spec)
+    if sandbox.user.switch or via_shim or _names_fifo(spec):
+        return _exec_in_shim(spec), True
+    written_here = plan.transfer and plan.transfer_executable  # copied in by this process
+    return _start_here(spec, busy_retries=BUSY_RETRIES if written_here else 0), False
+
+
+def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen:
+    """The shim's steps, in its order, from this process. The working directory is checked
+    first: Popen reports a failed chdir as an OSError naming the directory, which an exec
+    error cannot be told from by errno alone."""
+    step, path = "cwd", spec["cwd"]
+    opened: list[int] = []
+    try:
+        _check_directory(path)
+        step, path = "stdin", spec["stdin"]
+        opened.append(_open(path, os.O_RDONLY))
+        step, path = "stdout", spec["stdout"]
+        opened.append(_open(path, _WRITE))
+        step, path = "stderr", spec["stderr"]
+        opened.append(opened[1] if path == spec["stdout"] else _open(path, _WRITE))
+        step, path = "exec", spec["executable"]
+        return _popen(spec, opened, busy_retries)
+    except OSError as error:
+        if step == "exec" and error.filename is None:
+            raise  # no process could be made (fork failed): the machine's trouble, not the job's
+        if step == "exec" and error.filename == spec["cwd"] != path:
+            step, path = "cwd", spec["cwd"]  # removed between our look and Popen's chdir
+        report = {"step": step, "errno": error.errno or 0, "path": path}
+        raise StartError(_launch_hold(report)) from None
+    except ValueError as error:  # a NUL in a path, word or variable: the shim's "shim" step
+        raise StartError(_launch_hold({"step": "shim", "errno": 0, "path": repr(error)})) from None
+    finally:
+        for fd in set(opened):
+            os.close(fd)
+
+
+def _popen(spec: dict, stdio: list[int], busy_retries: int) -> subprocess.Popen:
+    """Exec the job in a new session. An executable this process has just copied in may be
+    ETXTBSY for a moment: a process that another thread forked while the file was being
+    written holds a copy of the write descriptor until it execs, so exec is tried again a few
+    times (never for an executable used in place: the shim would not wait for that either)."""
+    while True:
+        try:
+            return subprocess.Popen(
+                spec["argv"],
+                executable=spec["executable"],
+                stdin=stdio[0],
+                stdout=stdio[1],
+                stderr=stdio[2],
+                cwd=spec["cwd"],
+                env=spec["env"],
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as error:
+            if error.errno != errno.ETXTBSY or busy_retries <= 0:
+                raise
+            busy_retries -= 1
+            time.sleep(BUSY_PAUSE)
+
+
+def _check_directory(path: str) -> None:
+    """What chdir would say, found without changing this process's directory."""
+    if not stat.S_ISDIR(os.stat(path).st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+    if not os.access(path, os.X_OK, effective_ids=True):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+
+def _open(path: str, flags: int) -> int:
+    """Open for the job without waiting for the other end of a FIFO swapped in after
+    ``_names_fifo`` looked; the job then gets the descriptor blocking, as usual."""
+    fd = os.open(path, flags | os.O_NONBLOCK, 0o644)
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _names_fifo(spec: dict) -> bool:
+    """Whether stdin, stdout or stderr is an existing FIFO (the shim waits for those)."""
+    for name in ("stdin", "stdout", "stderr"):
+        try:
+            if stat.S_ISFIFO(os.stat(spec[name]).st_mode):
+                return True
+        except (OSError, ValueError):  # absent, or not a path: the open will say
+            continue
+    return False
 
 
 def _exec_in_shim(spec: dict) -> subprocess.Popen:

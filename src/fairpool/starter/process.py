@@ -11,8 +11,9 @@ what the job left behind in its group, as HTCondor's starter kills the job's fam
 
 Calls are made from one thread, and nothing else in the process may reap children with
 ``waitpid(-1)`` (asyncio's old Safe/Fast child watchers do). ``spawn`` and ``finish`` copy
-files and wait for the shim (tens of milliseconds, longer for big transfers): a daemon on
-asyncio runs them in an executor.
+files and start processes (a millisecond or two for a job that runs as the starter's own
+user, tens of milliseconds through the shim when a user switch is needed, longer for big
+transfers): a daemon on asyncio runs them in an executor.
 """
 
 from __future__ import annotations
@@ -73,14 +74,27 @@ class ExitRecord:
 
 
 class JobProcess:
-    """A started job. Make one with ``JobProcess.spawn``."""
+    """A started job. Make one with ``JobProcess.spawn``. ``via_shim`` says whether the shim
+    exec'd it (a user switch, a FIFO among its stdio, or ``spawn(via_shim=True)``) or the
+    starter's own process did."""
 
-    def __init__(self, popen: subprocess.Popen, sandbox: Sandbox, plan: JobPlan, slot: str):
+    def __init__(
+        self,
+        popen: subprocess.Popen,
+        sandbox: Sandbox,
+        plan: JobPlan,
+        slot: str,
+        *,
+        via_shim: bool = False,
+        copy_via_shim: bool = False,
+    ):
         self._popen = popen
         self.pid: int = popen.pid
         self.sandbox = sandbox
         self.plan = plan
         self.slot = slot
+        self.via_shim = via_shim
+        self._copy_via_shim = copy_via_shim
         self.pidfd: int = os.pidfd_open(self.pid)
         self.create_time: float = psutil.Process(self.pid).create_time()
         self._record: ExitRecord | None = None
@@ -97,10 +111,14 @@ class JobProcess:
         slot: str,
         execute_dir: str | os.PathLike[str],
         machine_ad: ClassAd | None = None,
+        via_shim: bool = False,
     ) -> JobProcess:
         """Prepare the sandbox under ``execute_dir`` and start the job on ``slot``
         (``"slot1_1@host"``). StartError: the job would be held (its ``hold`` says how);
-        OSError: the machine's execute directory cannot be used."""
+        OSError: the machine's execute directory cannot be used, or no process can be made.
+
+        ``via_shim`` starts the job and copies its files through the shim even when no user
+        switch needs it: the tests run every start both ways."""
         try:
             plan = plan_job(ad)
             user = job_user(plan.owner)
@@ -108,14 +126,14 @@ class JobProcess:
             raise StartError(_from_slot(error.hold, slot)) from None
         sandbox = Sandbox.create(execute_dir, user)
         try:
-            popen = launch(ad, plan, sandbox, slot, machine_ad)
+            popen, shimmed = launch(ad, plan, sandbox, slot, machine_ad, via_shim=via_shim)
         except StartError as error:
             sandbox.remove()
             raise StartError(_from_slot(error.hold, slot)) from None
         except BaseException:
             sandbox.remove()
             raise
-        return cls(popen, sandbox, plan, slot)
+        return cls(popen, sandbox, plan, slot, via_shim=shimmed, copy_via_shim=via_shim)
 
     def suspend(self) -> None:
         """SIGSTOP to the job's process group."""
@@ -143,12 +161,16 @@ class JobProcess:
     def reap(self) -> ExitRecord | None:
         """The exit record once the job has exited (None before; never blocks). The first
         call collects the status, kills what the job left in its group and takes the final
-        figures; later calls return the same record."""
+        figures; later calls return the same record.
+
+        The final figures are wait4's, with no last psutil sample (that walks every process on
+        the machine, milliseconds): the exited job is a zombie, with no memory left, no
+        descendants (its children have gone to init) and CPU times that are wait4's own,
+        rounded down to clock ticks."""
         if self._record is not None:
             return self._record
         if not self._exited():
             return None
-        self._sample()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
         _, status, usage = os.wait4(self.pid, 0)  # a zombie already: returns at once
@@ -183,7 +205,7 @@ class JobProcess:
         try:
             changed = self.sandbox.changed_files() if transfer else []
             copies = output_copies(self.plan, scratch, changed) if transfer else []
-            hold = run_copies(copies, self.sandbox.user, "output")
+            hold = run_copies(copies, self.sandbox.user, "output", via_shim=self._copy_via_shim)
         finally:
             self.sandbox.remove()
         if hold is not None:

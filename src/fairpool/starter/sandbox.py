@@ -37,8 +37,9 @@ class Sandbox:
     def create(cls, execute_dir: str | os.PathLike[str], user: JobUser) -> Sandbox:
         """A new ``dir_<n>`` (the lowest free n) under ``execute_dir``, mode 0700, owned by
         the job's user. OSError when the machine's execute directory cannot be used."""
-        execute = Path(execute_dir)
-        execute.mkdir(parents=True, exist_ok=True)
+        execute = Path(execute_dir).absolute()  # the job and the shim get absolute paths
+        if not execute.is_dir():  # a look, not a mkdir: that locks the directory every time
+            execute.mkdir(parents=True, exist_ok=True)
         taken = {entry.name for entry in os.scandir(execute)}
         for number in range(1, _MAX_DIRS):
             if f"dir_{number}" in taken:

@@ -13,7 +13,8 @@ user), sends a JSON spec on stdin, and reads the outcome:
   empty), naming the step (``user``, ``cwd``, ``stdin``, ``stdout``, ``stderr``, ``exec``,
   or ``shim`` for a spec it could not read) and the errno.
 * ``copy``: files and directories copied in order, stopping at the first failure, which is
-  printed as JSON (``null`` when all went well).
+  printed as JSON (``null`` when all went well). A starter that needs no user switch calls
+  ``copy_all`` in its own process instead (the same code, so the same holds).
 
 Standard library only, so that nothing is imported from places the job's user can write.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import stat
 import sys
 
@@ -38,7 +40,7 @@ def main() -> None:
         except Exception as error:  # a broken spec: still say so, never exec half-prepared
             _report(status, "shim", 0, repr(error))
     else:
-        failure = _copy_all(json.loads(sys.stdin.buffer.read()))
+        failure = copy_all(json.loads(sys.stdin.buffer.read()))
         sys.stdout.write(json.dumps(failure))
 
 
@@ -69,13 +71,16 @@ def _exec(spec: dict, status: int) -> None:
         for target, fd in enumerate((stdin, stdout, stderr)):
             os.dup2(fd, target)
         os.set_inheritable(status, False)
+        for number in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by Python at start-up: an
+            signal.signal(number, signal.SIG_DFL)  # exec would pass that on to the job
         step, path = "exec", spec["executable"]
         os.execve(path, spec["argv"], spec["env"])
     except OSError as error:
         _report(status, step, error.errno or 0, path)
 
 
-def _copy_all(spec: dict) -> dict | None:
+def copy_all(spec: dict) -> dict | None:
+    """The ``copy`` spec carried out as its user (None: as we are); the first failure."""
     try:
         _become(spec["user"])
     except OSError as error:

@@ -11,7 +11,8 @@ listed files and directories (a missing one is an error). Each lands in Iwd unde
 name, or where ``TransferOutputRemaps`` sends it (relative to Iwd; directories created).
 
 Copies run in the shim as the job's user (shim.py says why), so a job can neither read nor
-write through the starter what its owner could not.
+write through the starter what its owner could not; when the job runs as the starter's own
+user there is nothing to switch, and the same copying code runs in the starter's process.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import os
 import posixpath
 import subprocess
 import sys
+import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .hold import TRANSFER_INPUT_ERROR, TRANSFER_OUTPUT_ERROR, Hold, StartError
 from .identity import JobUser
 from .plan import EXECUTABLE_NAME, NULL, STDERR_NAME, STDOUT_NAME, JobPlan, resolve_path
+from .shim import copy_all
 
 __all__ = ["SHIM", "Copy", "input_copies", "output_copies", "run_copies", "shim_command"]
 
@@ -93,30 +96,22 @@ def output_copies(plan: JobPlan, scratch: str, changed: list[str]) -> list[Copy]
     return copies
 
 
-def run_copies(copies: list[Copy], user: JobUser, direction: str) -> Hold | None:
+def run_copies(
+    copies: list[Copy], user: JobUser, direction: str, *, via_shim: bool = False
+) -> Hold | None:
     """Copy in order as ``user``; the hold HTCondor would give for the first failure.
 
-    ``direction`` is ``"input"`` or ``"output"``: it picks the hold code (13 or 12). Not
-    bounded in time: a big transfer takes what it takes (daemons run it in an executor)."""
+    In the shim when ``user`` must be switched to (or ``via_shim``: tests run both ways),
+    else here. ``direction`` is ``"input"`` or ``"output"``: it picks the hold code (13 or
+    12). Not bounded in time: a big transfer takes what it takes (daemons run it in an
+    executor)."""
     code = TRANSFER_INPUT_ERROR if direction == "input" else TRANSFER_OUTPUT_ERROR
     if not copies:
         return None
     spec = {"user": user.spec(), "copies": [asdict(copy) for copy in copies]}
-    done = subprocess.run(
-        shim_command("copy"),
-        input=json.dumps(spec).encode(),
-        capture_output=True,
-        env={},
-        cwd="/",
-        check=False,
-    )
-    try:
-        failure = json.loads(done.stdout)
-    except ValueError:
-        text = done.stderr.decode(errors="replace").strip().splitlines()
-        return Hold(
-            f"Transfer {direction} files failure: {text[-1] if text else 'no report'}", code
-        )
+    failure = _copy_in_shim(spec) if user.switch or via_shim else _copy_here(spec)
+    if isinstance(failure, str):
+        return Hold(f"Transfer {direction} files failure: {failure}", code)
     if failure is None:
         return None
     number, path = failure["errno"], failure["path"]
@@ -127,3 +122,29 @@ def run_copies(copies: list[Copy], user: JobUser, direction: str) -> Hold | None
         code,
         number,
     )
+
+
+def _copy_in_shim(spec: dict) -> dict | str | None:
+    """The shim's report: its failure, None, or the last line it wrote when it crashed."""
+    done = subprocess.run(
+        shim_command("copy"),
+        input=json.dumps(spec).encode(),
+        capture_output=True,
+        env={},
+        cwd="/",
+        check=False,
+    )
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        text = done.stderr.decode(errors="replace").strip().splitlines()
+        return text[-1] if text else "no report"
+
+
+def _copy_here(spec: dict) -> dict | str | None:
+    """``copy_all`` in this process; an exception that would have crashed the shim is worded
+    as the last line of the shim's traceback."""
+    try:
+        return copy_all(spec)
+    except Exception as error:
+        return traceback.format_exception_only(error)[-1].strip()
