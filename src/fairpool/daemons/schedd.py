@@ -489,11 +489,10 @@ class Schedd:
             return
         claim.job = name
         self.claim_of[name] = claim.id
+        sent = ad_to_json(job)  # as it stands before this run (its starts not yet counted)
         self._started(name, claim)
         try:
-            reply = await self.api(claim.startd).post(
-                "/activate", {"claim": claim.id, "job": ad_to_json(job)}
-            )
+            reply = await self.api(claim.startd).post("/activate", {"claim": claim.id, "job": sent})
         except Exception as err:
             reply = {"accepted": False, "reason": str(err)}
         if reply.get("accepted") or name not in self.queue.jobs or claim.job != name:

@@ -192,24 +192,28 @@ class StartdDaemon:
         return False
 
     def _exited(self, slot: str) -> None:
+        """The job's process is gone (its pidfd became readable): reaped at once, its
+        output brought back off the event loop, then the startd told."""
         run = self.runs.get(slot)
-        if run is None:
-            return
-        record = run.process.reap()
-        if record is None:
+        record = run.process.reap() if run is not None else None
+        if run is None or record is None:
             return
         asyncio.get_running_loop().remove_reader(run.process.pidfd)
         run.exit = record.attrs()
+        self.spawn(self._finish(slot, run))
+
+    async def _finish(self, slot: str, run: _Run) -> None:
         try:
-            run.process.finish()
+            await asyncio.get_running_loop().run_in_executor(None, run.process.finish)
         except TransferError as err:
             run.hold = {"reason": err.reason, "code": err.code, "subcode": err.subcode}
         run.usage = run.process.usage().attrs()
         with self.ctx.engine.begin() as conn:
             conn.execute(delete(starters).where(starters.c.slot == slot))
         self.log.info("job %s on %s exited: %s", run.job, slot, run.exit)
-        self.node.exited(int(self.ctx.env.now), slot)
-        self._after()
+        if self.runs.get(slot) is run:
+            self.node.exited(int(self.ctx.env.now), slot)
+            self._after()
 
     # -- the schedd's requests ----------------------------------------------------------
     def claim(
