@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -349,10 +348,6 @@ def test_begin_then_vacate_gives_the_runs_start():
     assert queue.vacate("1.0", 160.0) == 100.0  # JobCurrentStartDate = int(100.9)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="edited() keeps an idle job's old submitter after condor_qedit of AccountingGroup",
-)
 def test_qedit_of_accounting_group_moves_an_idle_job_to_its_new_submitter():
     queue = JobQueue(DOMAIN, AutoclusterIndex())
     job = make_job("alice").build()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -127,10 +126,6 @@ def test_clusters_come_in_the_order_of_their_first_job():
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="submission() compares values as JSON with ==, so 1, 1.0 and true count as equal",
-)
 def test_int_real_and_boolean_values_are_kept_apart():
     jobs = [
         ClassAd({"ClusterId": 1, "ProcId": p, "Owner": "alice", "Weight": w})

@@ -127,10 +127,6 @@ def test_saved_changes_come_back(engine, tmp_path, edits):
     assert [job for job in stored.jobs if job["ClusterId"] == number] == procs
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an attribute deleted from a job comes back from its cluster's ad on load",
-)
 def test_an_attribute_removed_from_a_job_stays_removed(engine, tmp_path):
     """Jobs submitted on hold have HoldReason in their cluster ad; release removes it."""
     cluster, procs, rows = cluster_of(1, 2)

@@ -20,11 +20,19 @@ from ..errors import ClassAdSyntaxError
 from .ad import ClassAd, Expr, _literal_expr
 from .nodes import AdLit, ListLit, Literal, Node
 from .unparse import unparse
-from .values import AbsTime, Error, RelTime, Undefined, to_text
+from .values import Undefined, to_text
 
-__all__ = ["ad_from_json", "ad_to_json", "expr_from_json"]
+__all__ = ["JsonAdError", "ad_from_json", "ad_to_json", "expr_from_json", "expr_to_json"]
 
 _PREFIX, _SUFFIX = "/Expr(", ")/"
+_INT64 = (-(2**63), 2**63)  # the parser reads a literal outside it as 0, as HTCondor's does
+
+
+class JsonAdError(ClassAdSyntaxError):
+    """A JSON value that is not a ClassAd value, named by where it is: one line."""
+
+    def __str__(self) -> str:
+        return self.message
 _UNDEFINED = Expr("undefined")
 _written: dict[int, tuple[Node, Any]] = {}  # id(node) -> (node, its JSON value)
 _MAX_WRITTEN = 100_000
@@ -34,7 +42,7 @@ def ad_from_json(obj: object, where: str = "the ad") -> ClassAd:
     """The ClassAd of a JSON object; ``ClassAdSyntaxError`` naming ``where`` and the
     attribute when it is not one."""
     if not isinstance(obj, dict):
-        raise ClassAdSyntaxError(f"{where}: expected a JSON object, not {type(obj).__name__}")
+        raise JsonAdError(f"{where}: expected a JSON object, not {type(obj).__name__}")
     ad = ClassAd()
     exprs, names = ad._exprs, ad._names
     for name, value in obj.items():
@@ -52,15 +60,17 @@ def expr_from_json(value: object, where: str = "the value") -> Expr:
             try:
                 return Expr(value[len(_PREFIX) : -len(_SUFFIX)])  # type: ignore[index]
             except ClassAdSyntaxError as err:
-                raise ClassAdSyntaxError(f"{where}: {err.message}") from None
+                raise JsonAdError(f"{where}: {err.message}") from None
         return _literal_expr(str, value)
-    if kind is int or kind is bool or kind is float:
+    if kind is int:
+        return _literal_expr(int, value if _INT64[0] <= value < _INT64[1] else 0)  # type: ignore[operator]
+    if kind is bool or kind is float:
         return _literal_expr(kind, value)
     if value is None:
         return _UNDEFINED
     if kind is list or kind is dict:
         return Expr._from_node(_node(value, where))
-    raise ClassAdSyntaxError(f"{where}: a {kind.__name__} is not a ClassAd value")
+    raise JsonAdError(f"{where}: a {kind.__name__} is not a ClassAd value")
 
 
 def _node(value: Any, where: str) -> Node:
@@ -90,10 +100,12 @@ def expr_to_json(expr: Expr) -> Any:
         if kind is bool or kind is int:
             return value
         if kind is str:
-            return to_text(value)
-        if kind is float and math.isfinite(value):
+            text = to_text(value)
+            if not (text.startswith(_PREFIX) and text.endswith(_SUFFIX)):
+                return text
+        elif kind is float and math.isfinite(value):
             return value
-        if kind is Undefined:
+        elif kind is Undefined:
             return None
     found = _written.get(id(node))
     if found is not None and found[0] is node:
@@ -110,10 +122,14 @@ def _write(node: Node) -> Any:
         value = node.value
         kind = type(value)
         if kind is str:
-            return to_text(value)
-        if kind in (AbsTime, RelTime, Error, float):
-            return f"{_PREFIX}{unparse(node)}{_SUFFIX}"
-        return expr_to_json(Expr._from_node(node))  # a plain value inside a list or ad
+            text = to_text(value)
+            if not (text.startswith(_PREFIX) and text.endswith(_SUFFIX)):
+                return text
+            # a string that reads as an expression's marker travels as an expression
+        elif kind in (bool, int) or (kind is float and math.isfinite(value)):
+            return value
+        elif kind is Undefined:
+            return None
     if type(node) is ListLit:
         return [_write(item) for item in node.items]
     if type(node) is AdLit:

@@ -171,7 +171,7 @@ def quote_string_old(raw: str) -> str:
 
 
 def _attribute(node: AttrRef, old: bool) -> str:
-    if node.scope is not None:
-        return f"{unparse(node.scope, old)}.{node.name}"
+    if node.scope is not None:  # after a dot only the keywords need quotes
+        return f"{unparse(node.scope, old)}.{quote_name(node.name, RESERVED)}"
     name = quote_name(node.name)
     return f".{name}" if node.absolute else name

@@ -7,9 +7,10 @@ invalidated. A query names an ad type (``Any`` spans them all), a constraint and
 projection.
 
 Ads are kept as they arrived, as JSON (classad/jsonads.py), so a query without a
-constraint costs only the JSON it sends back; an ad is parsed into a ClassAd the first
-time a constraint needs it. Private attributes (a slot's ``ClaimId``, which a claim must
-present) are kept apart and given only to a query that asks for them: the negotiator's.
+constraint costs only the JSON it sends back, and parsed, so that a bad ad is refused
+when it is sent and a constraint (or a negotiator in this process) finds it ready.
+Private attributes (a slot's ``ClaimId``, which a claim must present) are kept apart
+and given only to a query that asks for them: the negotiator's.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from fastapi import APIRouter, Request, Response
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_from_json, ad_to_json
 from ..classad.match import evaluate, satisfied
+from ..errors import ClassAdSyntaxError
 from .context import Context, knob_int
 from .errors import BadRequest
 
@@ -36,12 +38,11 @@ class _Entry:
     obj: dict[str, Any]  # the ad as received
     expires: float
     private: dict[str, Any] | None = None
-    ad: ClassAd | None = None  # parsed when a constraint first needs it
+    ad: ClassAd | None = None
     names: dict[str, str] = field(default_factory=dict)  # lower-case name -> spelling
 
     def classad(self) -> ClassAd:
-        if self.ad is None:
-            self.ad = ad_from_json(self.obj)
+        assert self.ad is not None  # parsed at update (the collector's own ad: at once)
         return self.ad
 
     def project(self, wanted: set[str] | None) -> dict[str, Any]:
@@ -77,10 +78,11 @@ class Collector:
             if not isinstance(obj, dict):
                 raise BadRequest(f"ads[{number}]: expected a JSON object")
             kind, key = _key(obj, f"ads[{number}]")
-            lifetime = obj.get("ClassAdLifetime")
+            ad = _parsed(obj, f"ads[{number}]")
+            lifetime = _field(obj, "ClassAdLifetime")
             ttl = lifetime if type(lifetime) is int and lifetime > 0 else self.lifetime
             secret = (private or {}).get(key[0])
-            self.ads.setdefault(kind, {})[key] = _Entry(obj, now + ttl, secret)
+            self.ads.setdefault(kind, {})[key] = _Entry(obj, now + ttl, secret, ad)
             self.updates += 1
         return len(objs)
 
@@ -179,7 +181,8 @@ class Collector:
 
     def _own(self, now: float) -> None:
         obj = self.own_ad(now)
-        self.ads.setdefault("collector", {})[(self.own_name, "")] = _Entry(obj, float("inf"))
+        entry = _Entry(obj, float("inf"), None, ad_from_json(obj))
+        self.ads.setdefault("collector", {})[(self.own_name, "")] = entry
 
     def _housekeeping(self):
         while True:
@@ -272,6 +275,16 @@ def _field(obj: dict[str, Any], name: str) -> Any:
     return value
 
 
+def _parsed(obj: dict[str, Any], where: str) -> ClassAd:
+    """The ad, parsed as it arrives (each distinct expression text parsed once: the
+    parse is cached), so that a stored ad can always be read and a constraint or the
+    negotiator finds it ready."""
+    try:
+        return ad_from_json(obj, where)
+    except ClassAdSyntaxError as err:
+        raise BadRequest(err.message) from None
+
+
 def _holds(constraint: Expr, entry: _Entry, now: float) -> bool:
     return satisfied(evaluate(constraint, entry.classad(), now=now))
 
@@ -281,8 +294,6 @@ def _constraint(text: object) -> Expr | None:
         return None
     if not isinstance(text, str):
         raise BadRequest("constraint: expected a ClassAd expression")
-    from ..errors import ClassAdSyntaxError
-
     try:
         return Expr(text)
     except ClassAdSyntaxError as err:

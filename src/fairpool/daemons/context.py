@@ -66,7 +66,7 @@ class Context:
 
     def logger(self, daemon: str) -> logging.Logger:
         """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""
-        logger = logging.getLogger(f"fairpool.{daemon}")
+        logger = logging.getLogger(f"fairpool.{daemon}.{self.paths.log}")  # one per pool
         if not logger.handlers:
             path = self.paths.log / f"{daemon.capitalize()}Log"
             handler = logging.FileHandler(path)

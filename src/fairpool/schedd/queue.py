@@ -175,10 +175,18 @@ class JobQueue:
             self._idle(name, job)
 
     def edited(self, name: str) -> None:
-        """An idle job's attributes changed (condor_qedit): its autocluster may too."""
+        """A job's attributes changed (condor_qedit): its submitter and, while idle, its
+        autocluster may too."""
+        job = self.jobs[name]
+        before, after = self.submitter[name], self._submitter_of(job)
+        if after != before:
+            self.submitter[name] = after
+            if job.eval("JobStatus") in _ACTIVE:
+                _less(self.running, before)
+                self.running[after] += 1
         if name in self.idle and self.index is not None:
             self.index.discard(name)
-            self.index.add(name, self.jobs[name], self.submitter[name])
+            self.index.add(name, job, after)
 
     # -- reading ------------------------------------------------------------------------
     def idle_of(self, submitter: str) -> list[ClassAd]:

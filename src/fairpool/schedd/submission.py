@@ -41,8 +41,8 @@ def _cluster(jobs: list[ClassAd]) -> dict[str, Any]:
             if other is expr:
                 continue
             if value is None:
-                value = expr_to_json(expr)
-            if other is None or expr_to_json(other) != value:
+                value = _typed(expr_to_json(expr))
+            if other is None or _typed(expr_to_json(other)) != value:
                 break
         else:
             common[key] = expr
@@ -54,3 +54,12 @@ def _cluster(jobs: list[ClassAd]) -> dict[str, Any]:
         own = {job._names[k]: expr_to_json(e) for k, e in job._exprs.items() if k not in common}
         procs.append(own)
     return {"ad": ad_to_json(ad), "procs": procs}
+
+
+def _typed(value: object) -> object:
+    """A JSON value with its types, so that 1, 1.0 and true are not taken as equal."""
+    if isinstance(value, list):
+        return ("list", tuple(_typed(v) for v in value))
+    if isinstance(value, dict):
+        return ("ad", tuple((k, _typed(v)) for k, v in value.items()))
+    return (type(value).__name__, value)

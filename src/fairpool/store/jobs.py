@@ -55,9 +55,10 @@ class JobStore:
         found = []
         for row in rows:
             job = clusters[row.cluster].copy()
-            for name, expr in ad_from_json(
-                json.loads(row.ad), f"job {row.cluster}.{row.proc}"
-            )._exprs.items():
+            own = json.loads(row.ad)
+            for name in own.pop(_DELETED, ()):
+                job.pop(name, None)
+            for name, expr in ad_from_json(own, f"job {row.cluster}.{row.proc}")._exprs.items():
                 job.insert_expr(name, expr)
             found.append(job)
         start = header.get("NextClusterNum")
@@ -146,15 +147,23 @@ class JobStore:
         conn.execute(insert(job_clusters).values(cluster=_HEADER, ad=header))
 
 
+_DELETED = "__deleted__"  # a job row's list of its cluster's attributes the job dropped
+
+
 def _diff(job: ClassAd, cluster: ClassAd) -> dict[str, object]:
-    """The job's attributes that are not its cluster's (by expression identity)."""
+    """The job's attributes that are not its cluster's (by expression identity), and the
+    cluster's attributes it no longer has (condor_release drops a cluster's HoldReason)."""
     shared = cluster._exprs
     names = job._names
-    return {
+    own: dict[str, object] = {
         names[key]: expr_to_json(expr)
         for key, expr in job._exprs.items()
         if shared.get(key) is not expr
     }
+    dropped = [cluster._names[key] for key in shared if key not in job._exprs]
+    if dropped:
+        own[_DELETED] = dropped
+    return own
 
 
 def _history_row(job: ClassAd) -> dict[str, object]:
