@@ -71,7 +71,7 @@ def submit(
         groups = GroupMap.read(map_file) if map_file else _configured_map()
     except FairpoolError as err:
         fail(str(err))
-    cwd = Path(file).resolve().parent
+    cwd = Path.cwd()  # condor_submit's: Iwd, relative paths, item files and globs
 
     def make(
         owner: str, first: int, when: int, domain: str | None, pool_knobs: dict[str, str]
