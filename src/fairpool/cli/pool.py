@@ -47,8 +47,9 @@ def start(directory: str | None, config: str | None, background: bool) -> None:
 
     place = pool_dir(directory)
     running = _running(place)
-    if running is not None:
-        fail(f"a pool is already running in {place} (pid {running})")
+    if running is not None:  # started already: nothing to do
+        click.echo(f"fairpool pool already running in {place} (pid {running})")
+        return
     if background:
         _start_in_background(place, config)
         return
