@@ -191,7 +191,7 @@ class Collector:
 
     # -- the API ------------------------------------------------------------------------
     def router(self) -> APIRouter:
-        api = APIRouter(prefix=f"/{self.name}", tags=[self.name])
+        api = APIRouter(tags=[self.name])
 
         @api.post(
             "/update",

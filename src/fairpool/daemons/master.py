@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import signal
 import socket
@@ -29,20 +28,19 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, FastAPI
 
 from ..classad import ClassAd
 from ..classad.jsonads import ad_to_json
 from ..config import Config, load_config
-from ..errors import ConfigError, FairpoolError
+from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import open_database
+from .app import daemon_app
 from .client import Api
 from .collector import Collector
 from .context import Context, PoolPaths
-from .errors import ApiError, error_body, status_of
+from .errors import ApiError
 from .negotiator import Negotiator
 from .negotiator_api import negotiator_router
 from .schedd import Schedd
@@ -154,10 +152,12 @@ class Master:
             else f"http://{host}:{port}/collector"
         )
         self.log = ctx.logger("master")
-        app = self._app()
+        app = FastAPI(title="fairpool", summary="A process of a fairpool pool")
+        app.mount("/master", daemon_app("master", self._router(), "This process's daemons"))
         for name in names:
-            self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
-            app.include_router(_ROUTERS[name](self.daemons[name]))
+            daemon = self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
+            router, summary = _ROUTERS[name]
+            app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
         )
@@ -230,34 +230,10 @@ class Master:
             daemon.reconfig()
         return list(self.daemons)
 
-    def _app(self) -> FastAPI:
-        app = FastAPI(
-            title="fairpool",
-            summary="A fairpool pool's daemons: collector, negotiator, schedd, startd.",
-            version="1",
-        )
+    def _router(self) -> APIRouter:
+        api = APIRouter(tags=["master"])
 
-        @app.exception_handler(FairpoolError)
-        async def refused(request: Request, err: FairpoolError) -> JSONResponse:
-            return JSONResponse(error_body(err), status_code=status_of(err)[0])
-
-        @app.exception_handler(RequestValidationError)
-        async def malformed(request: Request, err: RequestValidationError) -> JSONResponse:
-            first = err.errors()[0] if err.errors() else {}
-            where = ".".join(str(p) for p in first.get("loc", ()))
-            message = f"{where}: {first.get('msg', 'malformed request')}"
-            return JSONResponse(
-                {"error": {"code": "bad_request", "message": message}}, status_code=400
-            )
-
-        @app.exception_handler(Exception)
-        async def failed(request: Request, err: Exception) -> JSONResponse:
-            logging.getLogger("fairpool.master").exception(
-                "%s %s failed", request.method, request.url.path
-            )
-            return JSONResponse(error_body(err), status_code=500)
-
-        @app.get("/master/status", tags=["master"], summary="The daemons of this process")
+        @api.get("/status", summary="The daemons of this process")
         async def status() -> dict[str, Any]:
             assert self.ctx is not None
             return {
@@ -268,16 +244,16 @@ class Master:
                 "local_dir": str(self.ctx.paths.local_dir),
             }
 
-        @app.post("/master/reconfig", tags=["master"], summary="Read the configuration again")
+        @api.post("/reconfig", summary="Read the configuration again")
         async def reconfig() -> dict[str, Any]:
             return {"reconfigured": self.reconfig()}
 
-        @app.post("/master/off", tags=["master"], summary="Stop this process's daemons")
+        @api.post("/off", summary="Stop this process's daemons")
         async def off() -> dict[str, bool]:
             self.stopping.set()
             return {"stopping": True}
 
-        return app
+        return api
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -303,8 +279,8 @@ _DAEMON_TYPES = {
     "STARTD": StartdDaemon,
 }
 _ROUTERS = {
-    "COLLECTOR": Collector.router,
-    "NEGOTIATOR": negotiator_router,
-    "SCHEDD": schedd_router,
-    "STARTD": startd_router,
+    "COLLECTOR": (Collector.router, "Every daemon's ads, and queries over them"),
+    "NEGOTIATOR": (negotiator_router, "Negotiation cycles and the accountant"),
+    "SCHEDD": (schedd_router, "The job queue"),
+    "STARTD": (startd_router, "The execute node's slots and claims"),
 }

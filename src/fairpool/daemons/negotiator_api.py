@@ -14,7 +14,7 @@ __all__ = ["negotiator_router"]
 
 
 def negotiator_router(negotiator: Negotiator) -> APIRouter:
-    api = APIRouter(prefix="/negotiator", tags=["negotiator"])
+    api = APIRouter(tags=["negotiator"])
 
     @api.get("/cycles", summary="The last cycles: matches, rejections (why jobs stayed idle)")
     async def cycles(last: int = 1) -> dict[str, Any]:

@@ -54,7 +54,7 @@ def _ids(body: dict[str, Any]) -> list[str] | None:
 
 
 def schedd_router(schedd: Schedd) -> APIRouter:
-    api = APIRouter(prefix="/schedd", tags=["schedd"])
+    api = APIRouter(tags=["schedd"])
 
     @api.get("/submit-info", summary="The next cluster number and who the caller is")
     async def submit_info(request: Request) -> dict[str, Any]:

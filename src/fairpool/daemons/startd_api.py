@@ -24,7 +24,7 @@ def _text(body: dict[str, Any], name: str, required: bool = True) -> str | None:
 
 
 def startd_router(startd: StartdDaemon) -> APIRouter:
-    api = APIRouter(prefix="/startd", tags=["startd"])
+    api = APIRouter(tags=["startd"])
 
     @api.post("/claim", summary="A schedd claims a slot it was matched to")
     async def claim(body: dict[str, Any]) -> dict[str, Any]:
