@@ -75,8 +75,8 @@ class LivePool:
         self.directory.mkdir(parents=True, exist_ok=True)
         lines = [f"LOCAL_DIR = {self.directory}"] + [f"{k} = {v}" for k, v in self.knobs.items()]
         self.config.write_text("\n".join(lines) + "\n")
-        fairpool("pool", "start", "--dir", str(self.directory), "--config", str(self.config),
-                 "--background")  # fmt: skip
+        directory, config = str(self.directory), str(self.config)
+        fairpool("pool", "start", "--dir", directory, "--config", config, "--background")
         self.url = (self.directory / "address").read_text().strip()
         if wait_for_slots:
             self.wait(lambda: self.slots(), 30, "the startd's slots in the collector")

@@ -41,8 +41,15 @@ __all__ = [
 
 # JobStatus values (HTCondor's job ClassAd attributes)
 IDLE, RUNNING, REMOVED, COMPLETED, HELD, TRANSFERRING_OUTPUT, SUSPENDED = range(1, 8)
-STATUS_LETTERS = {IDLE: "I", RUNNING: "R", REMOVED: "X", COMPLETED: "C", HELD: "H",
-                  TRANSFERRING_OUTPUT: ">", SUSPENDED: "S"}  # fmt: skip
+STATUS_LETTERS = {
+    IDLE: "I",
+    RUNNING: "R",
+    REMOVED: "X",
+    COMPLETED: "C",
+    HELD: "H",
+    TRANSFERRING_OUTPUT: ">",
+    SUSPENDED: "S",
+}
 _ACTIVE = (RUNNING, SUSPENDED, TRANSFERRING_OUTPUT)
 # what submitter_of reads (negotiator/submitters.py)
 _SUBMITTER_ATTRIBUTES = ("accountinggroup", "user", "owner", "niceuser")
