@@ -149,7 +149,11 @@ class ExecuteNode:
     # -- carrying out what the startd decided --------------------------------------------
     def settle(self, t: int) -> None:
         """Carry out the startd's actions and report what they did to the jobs, until
-        nothing more follows."""
+        nothing more follows. Without a change of state or an action since the last
+        settle there is nothing to do (the jobs' and claims' fates follow the states)."""
+        startd = self.startd
+        if not startd.changes and not startd.actions:
+            return
         while self._carry_out(t) or self._check_jobs(t) or self._check_waiting():
             pass
 
