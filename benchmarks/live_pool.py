@@ -38,6 +38,7 @@ import httpx
 PYTHON = [sys.executable, "-m", "fairpool.cli"]
 BASE = {
     "DAEMON_LIST": "MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD",
+    "MAX_JOBS_PER_SUBMISSION": "1000000",  # HTCondor's default is 20,000
     "COLLECTOR_HOST": "127.0.0.1:0",
     "NEGOTIATOR_INTERVAL": "1",
     "NEGOTIATOR_MIN_INTERVAL": "0",

@@ -109,7 +109,10 @@ def _submit(make, pool: str | None, name: str | None, uid_domain: str | None) ->
         if not info.get("owner"):
             fail("the schedd does not know who you are (only local users can submit)")
         domain = uid_domain or info["uid_domain"]
-        knobs = {"FILESYSTEM_DOMAIN": info["filesystem_domain"]}  # the pool's, as its startds'
+        knobs = {  # the pool's: its startds' file system, its schedd's limit
+            "FILESYSTEM_DOMAIN": info["filesystem_domain"],
+            "MAX_JOBS_PER_SUBMISSION": str(info["max_jobs_per_submission"]),
+        }
         ads = make(info["owner"], info["next_cluster"], _now(None), domain, knobs)
         _check_executables(ads)
         click.echo("Submitting job(s)" + "." * len(ads))

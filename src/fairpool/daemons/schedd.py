@@ -143,6 +143,7 @@ class Schedd:
         self.domain = (config.get("UID_DOMAIN") or "").strip() or self.ctx.host
         self.schedd_name = (config.get("SCHEDD_NAME") or "").strip() or self.ctx.host
         self.max_running = knob_int(config, "MAX_JOBS_RUNNING", 10_000)
+        self.max_per_submission = knob_int(config, "MAX_JOBS_PER_SUBMISSION", 20_000, minimum=1)
         self.interval = knob_int(config, "SCHEDD_INTERVAL", 300, minimum=1)
         self.periodic_interval = knob_int(config, "PERIODIC_EXPR_INTERVAL", 60, minimum=1)
         leftovers = config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS", True)
@@ -182,6 +183,12 @@ class Schedd:
             raise Conflict(f"cluster {first} is taken: the next cluster is {self.next_cluster}")
         if not clusters:
             raise BadRequest("clusters: expected at least one cluster")
+        total = sum(len(c.get("procs", ())) for c in clusters if isinstance(c, dict))
+        if total > self.max_per_submission:
+            raise BadRequest(
+                f"{total} jobs in one submission: more than MAX_JOBS_PER_SUBMISSION"
+                f" ({self.max_per_submission})"
+            )
         now = self.ctx.env.now
         made = [self._cluster(caller, first + n, c, now) for n, c in enumerate(clusters)]
         self.store.submit([(c, rows) for c, _, rows in made], first + len(made))
@@ -252,6 +259,7 @@ class Schedd:
             "owner": caller.name,
             "uid_domain": self.domain,
             "filesystem_domain": filesystem_domain(self.ctx),
+            "max_jobs_per_submission": self.max_per_submission,
             "schedd": self.schedd_name,
         }
 
