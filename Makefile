@@ -9,6 +9,7 @@ bench:
 	.venv/bin/python benchmarks/lcg_replay.py --max-jobs 3000
 	.venv/bin/python benchmarks/simulate.py --slots 1000 --jobs 2000 --days 0.25
 	.venv/bin/python benchmarks/startd_policy.py --machines 20 --hours 6
+	.venv/bin/python benchmarks/submit.py
 
 # full-size benchmarks: the scaling curve (~15 min), the 100k-slot headline (~3 min),
 # the whole LCG trace (~3 min at 5-minute cycles, longer at 60 s), the 30-day 10,000-slot

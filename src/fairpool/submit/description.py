@@ -10,36 +10,26 @@ globbing ``matching`` patterns are the only I/O, relative to ``cwd``.
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import random
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..classad import ClassAd
 from ..errors import SubmitError
+from .batch import queue_ads
 from .groupmap import GroupMap
 from .items import item_rows
-from .job import JobInput
-from .jobad import build_job_ad
 from .knobs import knob
 from .lines import Assignment, QueueLine, Statement, read_statements
 from .queue import parse_queue
-from .scope import Definition, JobScope, resolve_self
+from .scope import Definition, JobScope, job_scope, resolve_self
+from .sharing import ClusterSharing
+from .statement import QueueRun, SubmitContext
 
 __all__ = ["SubmitDescription", "parse_submit", "read_submit"]
-
-
-@dataclass(frozen=True)
-class _Context:
-    owner: str
-    cluster_id: int
-    qdate: int
-    uid_domain: str | None
-    group_map: GroupMap | None
-    env: Mapping[str, str]
-    rng: random.Random
-    cwd: Path | None
-    config: Mapping[str, str] | None
 
 
 @dataclass(frozen=True)
@@ -61,14 +51,28 @@ class SubmitDescription:
         seed: int = 0,
         cwd: Path | None = None,
         config: Mapping[str, str] | None = None,
+        reference: bool = False,
     ) -> list[ClassAd]:
         """One ad per queued job, as condor_submit would send them to the schedd.
 
         ``env`` is what ``$ENV()`` sees (nothing by default: the process environment is
         never read); ``seed`` fixes ``$RANDOM_CHOICE()``/``$RANDOM_INTEGER()``; ``config``
         overrides the knobs in ``fairpool.submit.knobs`` (ARCH, OPSYS, ...).
+
+        The ads of one cluster (one ClusterId) share their expressions: wherever an
+        attribute's expression equals (``Expr ==``, the same text) the one in the cluster's
+        first ad, it is that very ``Expr`` object. So every attribute that is the same for
+        all jobs of the cluster is one object in all their ads, and a schedd can keep the
+        first ad as the cluster ad and, per job, only the attributes whose expression is
+        not the cluster ad's (``ad.lookup(k) is not cluster.lookup(k)``, by identity).
+        Each ad has its own attribute table: changing one changes no other.
+
+        Jobs are built in bulk per queue statement (batch.py); ``reference=True`` builds
+        each job's ad on its own instead: the same ads, more slowly, as the reference the
+        bulk path is tested and measured against (statements drawing ``$RANDOM_*`` numbers
+        are always built so).
         """
-        context = _Context(
+        context = SubmitContext(
             owner,
             cluster_id,
             qdate,
@@ -79,7 +83,8 @@ class SubmitDescription:
             Path(cwd) if cwd is not None else None,
             config,
         )
-        return list(self._ads(context))
+        with _collector_paused():
+            return list(self._ads(context, reference))
 
     def expand(
         self,
@@ -93,10 +98,12 @@ class SubmitDescription:
     ) -> str:
         """A macro's expanded value after the whole file ("" when undefined), as
         ``htcondor2.Submit(text).expand(name)`` gives it."""
-        context = _Context("", cluster_id, 0, None, None, dict(env or {}), _rng(seed), None, config)
+        context = SubmitContext(
+            "", cluster_id, 0, None, None, dict(env or {}), _rng(seed), None, config
+        )
         macros = self._macros(self.statements)
         automatic = _automatic(self.source, context)
-        scope = self._scope(context, macros, cluster_id, proc_id, {}, automatic)
+        scope = self._scope(context, macros, automatic, cluster_id, proc_id)
         return scope.expand_text(scope.lookup(name) or "", None)
 
     @staticmethod
@@ -107,10 +114,11 @@ class SubmitDescription:
                 _assign(macros, statement)
         return macros
 
-    def _ads(self, context: _Context) -> Iterator[ClassAd]:
+    def _ads(self, context: SubmitContext, reference: bool) -> Iterator[ClassAd]:
         macros: dict[str, Definition] = {}
         automatic = _automatic(self.source, context)
         cluster, proc, new_cluster = context.cluster_id, 0, False
+        sharing = ClusterSharing()
         for statement in self.statements:
             if isinstance(statement, Assignment):
                 _assign(macros, statement)
@@ -118,55 +126,68 @@ class SubmitDescription:
                 continue
             if new_cluster:
                 cluster, proc, new_cluster = cluster + 1, 0, False
-            snapshot = dict(macros)
-            head = self._scope(context, snapshot, cluster, proc, {}, automatic)
-            args = head.expand_text(statement.args, statement.line)
-            spec = parse_queue(args, statement.block, self.source, statement.line)
-            for index, row in item_rows(spec, self.source, context.cwd):
-                for step in range(spec.count):
-                    counters = {"Step": str(step), "ItemIndex": str(index), "Row": str(index)}
-                    scope = self._scope(
-                        context, snapshot, cluster, proc, row, {**automatic, **counters}
-                    )
-                    yield build_job_ad(self._job(context, scope, cluster, proc, statement))
-                    proc += 1
+                sharing = ClusterSharing()
+            run = self._run(context, dict(macros), automatic, cluster, proc, statement)
+            yield from queue_ads(run, sharing, reference=reference)
+            proc += run.size
+
+    def _run(
+        self,
+        context: SubmitContext,
+        macros: dict[str, Definition],
+        automatic: Mapping[str, str],
+        cluster: int,
+        proc: int,
+        statement: QueueLine,
+    ) -> QueueRun:
+        """The jobs ``statement`` queues, its text expanded with the macros as they stand."""
+        head = self._scope(context, macros, automatic, cluster, proc)
+        args = head.expand_text(statement.args, statement.line)
+        spec = parse_queue(args, statement.block, self.source, statement.line)
+        return QueueRun(
+            context=context,
+            source=self.source,
+            line=statement.line,
+            macros=macros,
+            automatic=automatic,
+            cluster=cluster,
+            first_proc=proc,
+            rows=item_rows(spec, self.source, context.cwd),
+            count=spec.count,
+        )
 
     def _scope(
         self,
-        context: _Context,
+        context: SubmitContext,
         macros: Mapping[str, Definition],
+        automatic: Mapping[str, str],
         cluster: int,
         proc: int,
-        row: Mapping[str, str],
-        automatic: Mapping[str, str],
     ) -> JobScope:
-        live = {
-            "Cluster": str(cluster),
-            "ClusterId": str(cluster),
-            "Process": str(proc),
-            "ProcId": str(proc),
-            "JobId": f"{cluster}.{proc}",
-        }
-        return JobScope(
-            macros, live, row, automatic, source=self.source, env=context.env, rng=context.rng
+        """Job ``cluster.proc``'s scope outside any queue item."""
+        return job_scope(
+            macros,
+            cluster,
+            proc,
+            {},
+            automatic,
+            source=self.source,
+            env=context.env,
+            rng=context.rng,
         )
 
-    def _job(
-        self, context: _Context, scope: JobScope, cluster: int, proc: int, statement: QueueLine
-    ) -> JobInput:
-        return JobInput(
-            scope=scope,
-            owner=context.owner,
-            cluster=cluster,
-            proc=proc,
-            qdate=context.qdate,
-            uid_domain=context.uid_domain,
-            group_map=context.group_map,
-            cwd=context.cwd,
-            config=context.config,
-            source=self.source,
-            line=statement.line,
-        )
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while the ads are built: they hold no cycles, and
+    its passes over a heap growing by 100,000 ads would add about half again to the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _assign(macros: dict[str, Definition], statement: Assignment) -> None:
@@ -178,7 +199,7 @@ def _rng(seed: int) -> random.Random:
     return random.Random(f"{seed}:submit")
 
 
-def _automatic(source: str, context: _Context) -> dict[str, str]:
+def _automatic(source: str, context: SubmitContext) -> dict[str, str]:
     """The automatic submit variables set before the file is read (the manual's list)."""
     moment = _dt.datetime.fromtimestamp(context.qdate, _dt.UTC)
     return {

@@ -1,10 +1,15 @@
-"""One job's ClassAd, with the attributes condor_submit gives it.
+"""The sections of one job's ClassAd: the attributes condor_submit gives a job.
 
 Identity (ClusterId, ProcId, QDate, Owner, User), the program (JobUniverse, Cmd, Args or
 Arguments, Env or Environment, Iwd, In, Out, Err, UserLog), status (JobStatus 1 idle, or 5
 held with HoldReasonCode 15 for ``hold = true``; JobPrio from ``priority``), resources and
 Requirements (resources.py), accounting (accounting.py), policy expressions with their
 defaults, and last the ``+Attr`` / ``MY.Attr`` attributes, which override anything.
+
+The ad is built in *sections*: small functions of the job giving ``(name, value)`` pairs,
+applied in order (sharing.py assembles them: a later pair overrides an earlier one of the
+same name). A section reads only what it needs, so a queue statement whose jobs differ in
+a few commands rebuilds only the sections that read them (batch.py).
 """
 
 from __future__ import annotations
@@ -15,13 +20,11 @@ from ..classad import ClassAd
 from ..errors import SubmitError
 from .accounting import add_accounting
 from .argv import arguments_attr, environment_attr
-from .job import JobInput
-from .knobs import knob
-from .resources import add_resources
+from .job import UNIVERSES, JobInput, Pairs, Section
+from .resources import RESOURCE_SECTIONS
 
-__all__ = ["UNIVERSES", "build_job_ad"]
+__all__ = ["UNIVERSES", "job_sections"]
 
-UNIVERSES = {"vanilla": 5, "docker": 5, "parallel": 11, "scheduler": 7, "local": 12}
 _POLICY = {
     "periodic_hold": ("PeriodicHold", "false"),
     "periodic_release": ("PeriodicRelease", "false"),
@@ -39,48 +42,45 @@ _STRINGS = {
 HELD_BY_USER_AT_SUBMIT = 15  # HoldReasonCode "SubmittedOnHold"
 
 
-def build_job_ad(job: JobInput) -> ClassAd:
-    """The job ad for one queued job."""
-    ad = ClassAd()
-    ad["MyType"] = "Job"
-    ad["TargetType"] = "Machine"
-    ad["ClusterId"] = job.cluster
-    ad["ProcId"] = job.proc
-    ad["QDate"] = job.qdate
-    ad["Owner"] = job.owner
+def job_sections(job: JobInput) -> tuple[Section, ...]:
+    """The sections of the job's ad, in order; one per ``+Attr`` at the end."""
+    custom = tuple(
+        _custom(key, definition.spelling)
+        for key, definition in job.scope.macros.items()
+        if key.startswith("my.")
+    )
+    return _SECTIONS + custom
+
+
+def _identity(job: JobInput) -> Pairs:
+    return (("MyType", "Job"), ("TargetType", "Machine"), ("ClusterId", job.cluster))
+
+
+def _proc_id(job: JobInput) -> Pairs:
+    return (("ProcId", job.proc),)
+
+
+def _submitter(job: JobInput) -> Pairs:
+    pairs = (("QDate", job.qdate), ("Owner", job.owner))
     if job.uid_domain:
-        ad["User"] = f"{job.owner}@{job.uid_domain}"
-    universe = _universe(job)
-    ad["JobUniverse"] = UNIVERSES[universe]
-    _program(ad, job, universe)
-    _status(ad, job)
-    add_resources(ad, job, universe)
-    add_accounting(ad, job)
-    _policy(ad, job)
-    _custom(ad, job)
-    return ad
+        return (*pairs, ("User", f"{job.owner}@{job.uid_domain}"))
+    return pairs
 
 
-def _universe(job: JobInput) -> str:
-    name = (job.get("universe") or knob(job.config, "DEFAULT_UNIVERSE")).lower()
-    if name not in UNIVERSES:
-        raise job.error(
-            "universe",
-            f"universe = {name}: not supported by fairpool: expected one of "
-            + ", ".join(sorted(UNIVERSES)),
-        )
-    return name
+def _job_universe(job: JobInput) -> Pairs:
+    return (("JobUniverse", UNIVERSES[job.universe()]),)
 
 
-def _program(ad: ClassAd, job: JobInput, universe: str) -> None:
-    iwd = _iwd(job)
+def _command(job: JobInput) -> Pairs:
+    universe = job.universe()
+    iwd = job.once("iwd", _iwd)
     executable = job.get("executable")
+    pairs: Pairs = ()
     if universe == "docker":
         image = job.get("docker_image")
         if image is None:
             raise job.error("universe", "docker universe: expected a 'docker_image' command")
-        ad["WantDocker"] = True
-        ad["DockerImage"] = image
+        pairs = (("WantDocker", True), ("DockerImage", image))
     elif executable is None:
         raise SubmitError(
             "no 'executable' command before this queue statement: expected one",
@@ -88,20 +88,38 @@ def _program(ad: ClassAd, job: JobInput, universe: str) -> None:
             job.line,
         )
     if executable is not None:
-        ad["Cmd"] = _absolute(job.cwd and str(job.cwd), executable)
+        pairs = (*pairs, ("Cmd", _absolute(job.cwd and str(job.cwd), executable)))
     if iwd is not None:
-        ad["Iwd"] = iwd
-    for command, render in (("arguments", arguments_attr), ("environment", environment_attr)):
-        text = job.get(command)
-        if text is not None:
-            name, value = render(text, job.source, job.scope.line_of(command, job.line))
-            ad[name] = value
-    ad["In"] = job.get("input") or "/dev/null"
-    ad["Out"] = job.get("output") or "/dev/null"
-    ad["Err"] = job.get("error") or "/dev/null"
+        pairs = (*pairs, ("Iwd", iwd))
+    return pairs
+
+
+def _arguments(job: JobInput) -> Pairs:
+    text = job.get("arguments")
+    if text is None:
+        return ()
+    return (arguments_attr(text, job.source, job.line_of("arguments")),)
+
+
+def _environment(job: JobInput) -> Pairs:
+    text = job.get("environment")
+    if text is None:
+        return ()
+    return (environment_attr(text, job.source, job.line_of("environment")),)
+
+
+def _file(command: str, attribute: str) -> Section:
+    def section(job: JobInput) -> Pairs:
+        return ((attribute, job.get(command) or "/dev/null"),)
+
+    return section
+
+
+def _log(job: JobInput) -> Pairs:
     log = job.get("log")
-    if log is not None:
-        ad["UserLog"] = _absolute(iwd, log)
+    if log is None:
+        return ()
+    return (("UserLog", _absolute(job.once("iwd", _iwd), log)),)
 
 
 def _iwd(job: JobInput) -> str | None:
@@ -118,32 +136,73 @@ def _absolute(base: str | None, path: str) -> str:
     return posixpath.normpath(posixpath.join(base, path))
 
 
-def _status(ad: ClassAd, job: JobInput) -> None:
-    held = job.flag("hold")
-    ad["JobStatus"] = 5 if held else 1
-    ad["EnteredCurrentStatus"] = job.qdate
-    if held:
-        ad["HoldReason"] = "submitted on hold at user's request"
-        ad["HoldReasonCode"] = HELD_BY_USER_AT_SUBMIT
-        ad["HoldReasonSubCode"] = 0
-    ad["JobPrio"] = job.integer("priority", 0)
+def _hold(job: JobInput) -> Pairs:
+    if not job.flag("hold"):
+        return (("JobStatus", 1), ("EnteredCurrentStatus", job.qdate))
+    return (
+        ("JobStatus", 5),
+        ("EnteredCurrentStatus", job.qdate),
+        ("HoldReason", "submitted on hold at user's request"),
+        ("HoldReasonCode", HELD_BY_USER_AT_SUBMIT),
+        ("HoldReasonSubCode", 0),
+    )
 
 
-def _policy(ad: ClassAd, job: JobInput) -> None:
-    for command, (attribute, default) in _POLICY.items():
-        ad[attribute] = job.expr(command) or job.expr(command, default)
+def _priority(job: JobInput) -> Pairs:
+    return (("JobPrio", job.integer("priority", 0)),)
+
+
+def _accounting(job: JobInput) -> Pairs:
+    ad = ClassAd()
+    add_accounting(ad, job)
+    return tuple((name, ad.lookup(name)) for name in ad)
+
+
+def _policy(command: str, attribute: str, default: str) -> Section:
+    def section(job: JobInput) -> Pairs:
+        return ((attribute, job.expr(command) or job.expr(command, default)),)
+
+    return section
+
+
+def _retirement(job: JobInput) -> Pairs:
     retirement = job.expr("max_job_retirement_time")
-    if retirement is not None:
-        ad["MaxJobRetirementTime"] = retirement
-    for command, attribute in _STRINGS.items():
+    return () if retirement is None else (("MaxJobRetirementTime", retirement),)
+
+
+def _string(command: str, attribute: str) -> Section:
+    def section(job: JobInput) -> Pairs:
         text = job.get(command)
-        if text is not None:
-            ad[attribute] = text
+        return () if text is None else ((attribute, text),)
+
+    return section
 
 
-def _custom(ad: ClassAd, job: JobInput) -> None:
-    for key, definition in job.scope.macros.items():
-        if key.startswith("my."):
-            expression = job.expr(key)
-            if expression is not None:
-                ad[definition.spelling] = expression
+def _custom(key: str, spelling: str) -> Section:
+    def section(job: JobInput) -> Pairs:
+        expression = job.expr(key)
+        return () if expression is None else ((spelling, expression),)
+
+    return section
+
+
+_SECTIONS: tuple[Section, ...] = (
+    _identity,
+    _proc_id,
+    _submitter,
+    _job_universe,
+    _command,
+    _arguments,
+    _environment,
+    _file("input", "In"),
+    _file("output", "Out"),
+    _file("error", "Err"),
+    _log,
+    _hold,
+    _priority,
+    *RESOURCE_SECTIONS,
+    _accounting,
+    *(_policy(command, *attribute) for command, attribute in _POLICY.items()),
+    _retirement,
+    *(_string(command, attribute) for command, attribute in _STRINGS.items()),
+)

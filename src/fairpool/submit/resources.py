@@ -1,14 +1,16 @@
-"""Resource requests, file transfer, Rank and Requirements of a job ad."""
+"""Resource requests, file transfer, Rank and Requirements of a job ad, as sections
+(jobad.py): RequestCpus/Memory/Disk/GPUs, ShouldTransferFiles, Rank and the extended
+Requirements."""
 
 from __future__ import annotations
 
-from ..classad import ClassAd, Expr
-from .job import JobInput
+from ..classad import Expr
+from .job import JobInput, Pairs, Section
 from .knobs import knob
 from .requirements import RequirementsInput, extend_requirements
 from .units import KIB, MIB, quantity
 
-__all__ = ["add_resources"]
+__all__ = ["RESOURCE_SECTIONS"]
 
 _TRANSFER = {
     "yes": "YES",
@@ -21,33 +23,58 @@ _TRANSFER = {
 }
 
 
-def add_resources(ad: ClassAd, job: JobInput, universe: str) -> None:
-    """RequestCpus/Memory/Disk/GPUs, ShouldTransferFiles, Rank and the extended Requirements."""
-    ad["RequestCpus"] = _count(job, "request_cpus", knob(job.config, "JOB_DEFAULT_REQUESTCPUS"))
-    ad["RequestMemory"] = _amount(job, "request_memory", MIB, "JOB_DEFAULT_REQUESTMEMORY")
-    ad["RequestDisk"] = _amount(job, "request_disk", KIB, "JOB_DEFAULT_REQUESTDISK")
-    ad["TransferInputSizeMB"] = 0
-    gpus = job.get("request_gpus")
-    if gpus is not None:
-        ad["RequestGPUs"] = _count(job, "request_gpus", gpus)
-    transfer = _transfer(job)
-    ad["ShouldTransferFiles"] = transfer
-    ad["WhenToTransferOutput"] = (job.get("when_to_transfer_output") or "ON_EXIT").upper()
-    if transfer != "YES":
-        domain = knob(job.config, "FILESYSTEM_DOMAIN") or job.uid_domain or "localdomain"
-        ad["FileSystemDomain"] = domain
-    ad["Rank"] = job.expr("rank") or 0.0
-    ad["Requirements"] = extend_requirements(
+def _cpus(job: JobInput) -> Pairs:
+    default = knob(job.config, "JOB_DEFAULT_REQUESTCPUS")
+    return (("RequestCpus", _count(job, "request_cpus", default)),)
+
+
+def _memory(job: JobInput) -> Pairs:
+    return (("RequestMemory", _amount(job, "request_memory", MIB, "JOB_DEFAULT_REQUESTMEMORY")),)
+
+
+def _disk(job: JobInput) -> Pairs:
+    disk = _amount(job, "request_disk", KIB, "JOB_DEFAULT_REQUESTDISK")
+    return (("RequestDisk", disk), ("TransferInputSizeMB", 0))
+
+
+def _gpus(job: JobInput) -> Pairs:
+    gpus = job.once("request_gpus", _gpus_given)
+    return () if gpus is None else (("RequestGPUs", _count(job, "request_gpus", gpus)),)
+
+
+def _transfer_files(job: JobInput) -> Pairs:
+    transfer = job.once("transfer", _transfer)
+    pairs = (
+        ("ShouldTransferFiles", transfer),
+        ("WhenToTransferOutput", (job.get("when_to_transfer_output") or "ON_EXIT").upper()),
+    )
+    if transfer == "YES":
+        return pairs
+    domain = knob(job.config, "FILESYSTEM_DOMAIN") or job.uid_domain or "localdomain"
+    return (*pairs, ("FileSystemDomain", domain))
+
+
+def _rank(job: JobInput) -> Pairs:
+    return (("Rank", job.expr("rank") or 0.0),)
+
+
+def _requirements(job: JobInput) -> Pairs:
+    extended = extend_requirements(
         RequirementsInput(
             user=job.expr("requirements"),
-            universe=universe,
+            universe=job.universe(),
             arch=job.get("ARCH") or knob(job.config, "ARCH"),
             opsys=job.get("OPSYS") or knob(job.config, "OPSYS"),
             cpus_requested=job.get("request_cpus") is not None,
-            gpus_requested=gpus is not None,
-            transfer=transfer,
+            gpus_requested=job.once("request_gpus", _gpus_given) is not None,
+            transfer=job.once("transfer", _transfer),
         )
     )
+    return (("Requirements", extended),)
+
+
+def _gpus_given(job: JobInput) -> str | None:
+    return job.get("request_gpus")
 
 
 def _count(job: JobInput, command: str, default: str) -> int | Expr:
@@ -62,7 +89,7 @@ def _amount(job: JobInput, command: str, unit: int, default_knob: str) -> int | 
     text = job.get(command)
     if text is None:
         return _count(job, command, knob(job.config, default_knob))
-    return quantity(text, unit, command, job.source, job.scope.line_of(command, job.line))
+    return quantity(text, unit, command, job.source, job.line_of(command))
 
 
 def _transfer(job: JobInput) -> str:
@@ -76,3 +103,14 @@ def _transfer(job: JobInput) -> str:
             f"should_transfer_files = {text}: expected YES, NO or IF_NEEDED",
         )
     return _TRANSFER[text.lower()]
+
+
+RESOURCE_SECTIONS: tuple[Section, ...] = (
+    _cpus,
+    _memory,
+    _disk,
+    _gpus,
+    _transfer_files,
+    _rank,
+    _requirements,
+)

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..config.macros import expand
 from ..errors import ConfigError, SubmitError
 
-__all__ = ["Definition", "JobScope", "resolve_self"]
+__all__ = ["ALWAYS_LIVE", "Definition", "JobScope", "job_scope", "resolve_self"]
 
-_ALWAYS_LIVE = frozenset({"cluster", "clusterid", "process", "procid", "jobid"})
+ALWAYS_LIVE = frozenset({"cluster", "clusterid", "process", "procid", "jobid"})
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,28 @@ def resolve_self(name: str, value: str, previous: Definition | None) -> str:
     return pattern.sub(earlier, value)
 
 
+def job_scope(
+    macros: Mapping[str, Definition],
+    cluster: int,
+    proc: int,
+    row: Mapping[str, str],
+    automatic: Mapping[str, str],
+    *,
+    source: str,
+    env: Mapping[str, str],
+    rng: random.Random,
+) -> JobScope:
+    """The scope of job ``cluster.proc``: its ids, its queue item ``row``, the macros."""
+    live = {
+        "Cluster": str(cluster),
+        "ClusterId": str(cluster),
+        "Process": str(proc),
+        "ProcId": str(proc),
+        "JobId": f"{cluster}.{proc}",
+    }
+    return JobScope(macros, live, row, automatic, source=source, env=env, rng=rng, proc=proc)
+
+
 class JobScope:
     """Name lookup and expansion for one job."""
 
@@ -61,8 +84,11 @@ class JobScope:
         source: str,
         env: Mapping[str, str],
         rng: random.Random,
+        proc: int,
     ) -> None:
         self.macros = macros
+        self.proc = proc
+        self._once: dict[str, Any] = {}
         self.live = {k.lower(): v for k, v in live.items()}
         self.row = {k.lower(): v for k, v in row.items()}
         self.automatic = {k.lower(): v for k, v in automatic.items()}
@@ -73,7 +99,7 @@ class JobScope:
     def lookup(self, name: str) -> str | None:
         """The raw text a macro name stands for in this job (None: undefined)."""
         key = name.lower()
-        if key in _ALWAYS_LIVE:
+        if key in ALWAYS_LIVE:
             return self.live.get(key)
         if key in self.row:
             return self.row[key]
@@ -116,6 +142,12 @@ class JobScope:
             return None
         value = self.expand_text(text, line).strip()
         return value or None
+
+    def once(self, name: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, remembered for this job under ``name`` (see JobInput.once)."""
+        if name not in self._once:
+            self._once[name] = compute()
+        return self._once[name]
 
     def line_of(self, command: str, default: int) -> int:
         """The line that set ``command`` (``default``, the queue statement's, otherwise)."""
