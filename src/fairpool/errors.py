@@ -56,11 +56,27 @@ class ClassAdSyntaxError(FairpoolError, ValueError):
 
     def __str__(self) -> str:
         where = f"{self.source}:" if self.source else ""
-        caret = " " * (self.column - 1) + "^"
-        return f"{where}{self.line}:{self.column}: {self.message}\n  {self.source_line}\n  {caret}"
+        shown, column = _window(self.source_line, self.column)
+        caret = " " * (column - 1) + "^"
+        return f"{where}{self.line}:{self.column}: {self.message}\n  {shown}\n  {caret}"
 
     def __reduce__(self):  # keep the exception picklable with all its fields
         return (type(self), (self.message, self.text, self.offset, self.source))
+
+
+_WINDOW = 60  # characters shown on each side of the caret
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """The part of a long line around ``column`` (marked ``...`` where cut), and the
+    column within it: a one-megabyte line is not echoed whole."""
+    start = max(0, column - 1 - _WINDOW)
+    end = column - 1 + _WINDOW
+    if start == 0 and end >= len(line):
+        return line, column
+    head = "..." if start else ""
+    tail = "..." if end < len(line) else ""
+    return f"{head}{line[start:end]}{tail}", column - start + len(head)
 
 
 class InputError(FairpoolError):

@@ -37,7 +37,7 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module), attribute)
 
 
-@click.group(cls=LazyGroup)
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fairpool")
 def main() -> None:
     """fairpool: HTCondor's fair-share matchmaking, as a library, a dry-run tool and a simulator."""
