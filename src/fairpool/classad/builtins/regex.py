@@ -1,9 +1,14 @@
 """Regular-expression functions: regexp, regexpMember, regexps, replace, replaceAll.
 
-Patterns are PCRE in HTCondor; Python's ``re`` reads the same syntax for everything pools
-use (classes, groups, alternation, anchors, counted repeats). Options: ``i`` ignore case,
-``m`` multi-line anchors, ``s`` dot matches newline, ``x`` extended (spaces ignored),
-``f`` return the whole target with substitutions, ``g`` substitute every match.
+Patterns are PCRE in HTCondor; fairpool matches them with RE2 (the ``google-re2``
+binding), which reads the same syntax for everything pools use (classes, groups,
+alternation, anchors, counted repeats) and matches in time linear in the target: no pattern
+can make a match backtrack for hours (``^(a+)+$`` over forty a's and a ``!``), where PCRE
+gives up at its match limit and HTCondor answers ERROR. What RE2 does not read
+(backreferences, lookaround) is not a valid pattern here: ERROR (docs/compat.md). Options:
+``i`` ignore case, ``m`` multi-line anchors, ``s`` dot matches newline, ``x`` extended
+(blanks and ``#`` comments outside classes ignored), ``f`` return the whole target with
+substitutions, ``g`` substitute every match.
 """
 
 from __future__ import annotations
@@ -12,29 +17,39 @@ import re
 from functools import lru_cache
 from typing import Any
 
+import re2
+
 from ..values import ERROR, UNDEFINED, ClassAdList, Error
 from .registry import builtin
 
 __all__ = ["compile_pattern"]
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAGS = {"i": "i", "m": "m", "s": "s"}
 _GROUP = re.compile(r"\\(\d)")
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False  # an invalid pattern is ERROR, not a line on standard error
+_EXTENDED = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|#[^\n]*|\s+", re.S)
 
 
 @lru_cache(maxsize=1024)
-def _compile(pattern: str, flags: int) -> re.Pattern[str] | None:
+def _compile(pattern: str, flags: str, extended: bool) -> Any:
+    if extended:
+        pattern = _EXTENDED.sub(_keep_escapes_and_classes, pattern)
     try:
-        return re.compile(pattern, flags)
-    except (re.error, OverflowError, RecursionError):
+        return re2.compile(f"(?{flags}){pattern}" if flags else pattern, _OPTIONS)
+    except (re2.error, TypeError, ValueError, OverflowError):
         return None
 
 
-def compile_pattern(pattern: str, options: str = "") -> re.Pattern[str] | None:
-    """The compiled pattern, or None if it is not a valid regular expression."""
-    flags = 0
-    for option in options:
-        flags |= _FLAGS.get(option, 0)
-    return _compile(pattern, flags)
+def _keep_escapes_and_classes(match: re.Match[str]) -> str:
+    text = match.group(0)
+    return text if text[0] in "\\[" else ""
+
+
+def compile_pattern(pattern: str, options: str = "") -> Any:
+    """The compiled pattern (``re``'s interface), or None if it is not a valid pattern."""
+    flags = "".join(sorted({_FLAGS[o] for o in options if o in _FLAGS}))
+    return _compile(pattern, flags, "x" in options)
 
 
 def _strings(args: list[Any]) -> Any:
@@ -82,7 +97,7 @@ def _regexp_member(st: Any, args: list[Any]) -> Any:
     return UNDEFINED if saw_undefined else False
 
 
-def _expand(template: str, match: re.Match[str]) -> str | None:
+def _expand(template: str, match: Any) -> str | None:
     """The substitute text with ``\\0``..``\\9`` replaced by the match's groups; None when
     it names a group the pattern does not have."""
     groups = match.re.groups
