@@ -19,7 +19,8 @@ from typing import Any
 
 import re2
 
-from ..values import ERROR, UNDEFINED, ClassAdList, Error
+from ..scope import building
+from ..values import ERROR, MAX_STRING, UNDEFINED, ClassAdList, Error
 from .registry import builtin
 
 __all__ = ["compile_pattern"]
@@ -106,7 +107,7 @@ def _expand(template: str, match: Any) -> str | None:
     return _GROUP.sub(lambda m: match.group(int(m.group(1))) or "", template)
 
 
-def _substitute(args: list[Any], options: str) -> Any:
+def _substitute(st: Any, args: list[Any], options: str) -> Any:
     bad = _strings(args)
     if bad is not None:
         return bad
@@ -119,7 +120,7 @@ def _substitute(args: list[Any], options: str) -> Any:
     if every and regex.search("") is not None and regex.fullmatch("") is not None:
         return ERROR  # an empty pattern would substitute forever
     pieces: list[str] = []
-    last = 0
+    last = length = 0
     for match in regex.finditer(target):
         if full:
             pieces.append(target[last : match.start()])
@@ -127,24 +128,28 @@ def _substitute(args: list[Any], options: str) -> Any:
         if expanded is None:
             return ERROR
         pieces.append(expanded)
+        length += len(expanded) + (match.start() - last if full else 0)
+        if length > MAX_STRING:
+            return building(st, length)
         last = match.end()
         if not every:
             break
     if full:
         pieces.append(target[last:])
-    return "".join(pieces)
+        length += len(target) - last
+    return building(st, length) or "".join(pieces)
 
 
 @builtin("regexps", args=(3, 4))
 def _regexps(st: Any, args: list[Any]) -> Any:
-    return _substitute(args, "")
+    return _substitute(st, args, "")
 
 
 @builtin("replace", args=(3, 4))
 def _replace(st: Any, args: list[Any]) -> Any:
-    return _substitute(args, "f")
+    return _substitute(st, args, "f")
 
 
 @builtin("replaceAll", args=(3, 4))
 def _replace_all(st: Any, args: list[Any]) -> Any:
-    return _substitute(args, "fg")
+    return _substitute(st, args, "fg")
