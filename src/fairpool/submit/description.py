@@ -111,6 +111,7 @@ class SubmitDescription:
         macros: dict[str, Definition] = {}
         automatic = _automatic(self.source, context)
         cluster, proc, new_cluster = context.cluster_id, 0, False
+        limit, queued = _job_limit(context.config, self.source), 0
         for statement in self.statements:
             if isinstance(statement, Assignment):
                 _assign(macros, statement)
@@ -123,6 +124,9 @@ class SubmitDescription:
             args = head.expand_text(statement.args, statement.line)
             spec = parse_queue(args, statement.block, self.source, statement.line)
             for index, row in item_rows(spec, self.source, context.cwd):
+                queued += spec.count
+                if queued > limit:
+                    raise _too_many(limit, self.source, statement.line)
                 for step in range(spec.count):
                     counters = {"Step": str(step), "ItemIndex": str(index), "Row": str(index)}
                     scope = self._scope(
@@ -172,6 +176,21 @@ class SubmitDescription:
 def _assign(macros: dict[str, Definition], statement: Assignment) -> None:
     value = resolve_self(statement.name, statement.value, macros.get(statement.name))
     macros[statement.name] = Definition(value, statement.line, statement.spelling)
+
+
+def _job_limit(config: Mapping[str, str] | None, source: str) -> int:
+    text = knob(config, "MAX_JOBS_PER_SUBMISSION")
+    if not text.strip().isdigit():
+        raise SubmitError(f"MAX_JOBS_PER_SUBMISSION: expected a whole number, not {text!r}", source)
+    return int(text)
+
+
+def _too_many(limit: int, source: str, line: int) -> SubmitError:
+    return SubmitError(
+        f"more than {limit} jobs in one submission (MAX_JOBS_PER_SUBMISSION; set it to queue more)",
+        source,
+        line,
+    )
 
 
 def _rng(seed: int) -> random.Random:
