@@ -18,6 +18,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import ClassAdSyntaxError, InputError
 from ..sim.compare import difference, plot_comparison
+from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
 from ..sim.plots import plot_all
 from ..sim.runner import Simulation
@@ -37,14 +38,43 @@ __all__ = ["simulate"]
 )
 @click.option("--no-plots", is_flag=True, help="Write the numbers only (no PNG files).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--max-jobs",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.jobs,
+    show_default=True,
+    help="Refuse a scenario that submits more jobs.",
+)
+@click.option(
+    "--max-machines",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.machines,
+    show_default=True,
+    help="Refuse a scenario with more machines.",
+)
+@click.option(
+    "--max-cycles",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.cycles,
+    show_default=True,
+    help="Refuse a scenario with more negotiation cycles (duration / negotiator_interval).",
+)
 def simulate(
-    scenarios: tuple[str, ...], out: str, compare: bool, no_plots: bool, quiet: bool
+    scenarios: tuple[str, ...],
+    out: str,
+    compare: bool,
+    no_plots: bool,
+    quiet: bool,
+    max_jobs: int,
+    max_machines: int,
+    max_cycles: int,
 ) -> None:
     """Simulate a pool over a workload and report what each user and group gets."""
     if compare != (len(scenarios) == 2) or len(scenarios) > 2:
         fail("give one SCENARIO, or --compare with two")
+    limits = Limits(jobs=max_jobs, machines=max_machines, cycles=max_cycles)
     try:
-        loaded = [load_scenario(path) for path in scenarios]
+        loaded = [load_scenario(path, limits) for path in scenarios]
     except (InputError, ClassAdSyntaxError) as err:
         fail(str(err).splitlines()[0])
     runs = [_run(scenario, quiet) for scenario in loaded]
