@@ -5,7 +5,8 @@
     └── InputError              input that names its place: file, line, and what was expected
         ├── ConfigError         a configuration file or knob (also names the knob)
         ├── SubmitError         a submit description file
-        └── ScenarioError       a simulation scenario (also names the key)
+        ├── ScenarioError       a simulation scenario (also names the key)
+        └── StateError          a state directory or database that cannot be used
 
 Data problems inside expressions are never exceptions: they are the ClassAd values
 UNDEFINED and ERROR. Exceptions are for input that cannot be read or used at all; commands
@@ -20,7 +21,9 @@ __all__ = [
     "FairpoolError",
     "InputError",
     "ScenarioError",
+    "StateError",
     "SubmitError",
+    "excerpt",
 ]
 
 
@@ -65,6 +68,11 @@ class ClassAdSyntaxError(FairpoolError, ValueError):
 
 
 _WINDOW = 60  # characters shown on each side of the caret
+
+
+def excerpt(text: str, width: int = 2 * _WINDOW) -> str:
+    """``text`` for an error message: its first ``width`` characters, ``...`` if cut."""
+    return text if len(text) <= width else f"{text[:width]}..."
 
 
 def _window(line: str, column: int) -> tuple[str, int]:
@@ -145,3 +153,8 @@ class ScenarioError(InputError):
 
     def __reduce__(self):
         return (type(self), (self.message, self.source, self.line, self.key))
+
+
+class StateError(InputError):
+    """A state directory that is missing, is not a directory, or holds a database or log
+    fairpool cannot read (corrupt, or another program's)."""

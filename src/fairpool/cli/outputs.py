@@ -19,7 +19,13 @@ from pathlib import Path
 
 from .errors import fail
 
-__all__ = ["result_directory", "writable_directory", "writable_file", "write_file"]
+__all__ = [
+    "result_directory",
+    "stage_file",
+    "writable_directory",
+    "writable_file",
+    "write_file",
+]
 
 # Files a result directory of fairpool simulate holds: a directory holding one of them
 # may be replaced by a new result; any other non-empty directory is left alone.
@@ -77,6 +83,16 @@ def write_file(path: str | Path, text: str) -> None:
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
+
+
+def stage_file(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` and sync it, for a rename into place later (the commit
+    that makes it visible is the caller's)."""
+    path = Path(path)
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 @contextmanager

@@ -16,6 +16,7 @@ import click
 from ..accounting.accountant import Accountant
 from ..accounting.records import Customer
 from ..accounting.userprio_table import Row, render, usage_footer
+from ..errors import InputError
 from ..store.accountant_store import AccountantStore
 from .errors import fail
 
@@ -81,15 +82,19 @@ def userprio(
     state: str, layout: str | None, allusers: bool, users: Sequence[str], **edits: object
 ) -> None:
     """Show or change submitters' priorities (HTCondor's condor_userprio)."""
-    store = AccountantStore(state)
-    accountant = store.load()
-    message = _edit(accountant, edits, state)
-    if message is not None:
-        store.save(accountant)
-        click.echo(message)
-        return
+    try:
+        store = AccountantStore(state, create=False)
+        accountant = store.load()
+        message = _edit(accountant, edits, state)
+        if message is not None:
+            store.save(accountant)
+            click.echo(message)
+            return
+        figures = store.group_figures() if layout == "quotas" else {}
+    except InputError as err:
+        fail(str(err))
     if layout == "quotas":
-        click.echo(_quotas(accountant, store.group_figures()), nl=False)
+        click.echo(_quotas(accountant, figures), nl=False)
         return
     click.echo(_table(accountant, layout or "most", allusers, users), nl=False)
 
