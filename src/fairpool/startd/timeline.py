@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..classad import ClassAd, ClassAdSyntaxError, Expr
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from .events import Reply
 from .inputs import MachineInputs
 from .startd import Startd
@@ -235,5 +235,5 @@ def _literal(name: str, value: str, source: str, line: int) -> object:
         return Expr(value).eval(now=0)
     except ClassAdSyntaxError:
         raise TimelineError(
-            f"{name}: expected a ClassAd value, not {value!r}", source, line
+            f"{name}: expected a ClassAd value, not {excerpt(value)!r}", source, line
         ) from None
