@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from deadline import deadline
 
+from deadline import deadline
 from fairpool.cli.main import main
 
 SLOT = 'Name = "slot1@a"\nMyType = "Machine"\nCpus = 1\nMemory = 1024\nStart = true\n'
@@ -49,7 +49,7 @@ def _inputs(d: Path) -> None:
         "slots.ad": SLOT,
         "deep_slots.ad": SLOT + "Requirements = " + "(" * 400 + "true" + ")" * 400 + "\n",
         "jobs.ad": JOB,
-        "deep.sub": "executable = x\nrequirements = " + "(" * 400 + "true" + ")" * 400 + "\nqueue\n",
+        "deep.sub": "executable = x\nrequirements = " + "(" * 400 + "1" + ")" * 400 + "\nqueue\n",
         "inf.sub": "executable = x\nqueue 1e999\n",
         "billion.sub": "executable = x\nqueue 1000000000\n",
         "huge.sub": "executable = x\nqueue 99999999999\n",
