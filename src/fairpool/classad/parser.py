@@ -118,6 +118,8 @@ class _Parser:
         self.source = source
         self.taken = 0  # tokens consumed
         self.depth = 0  # expression() calls in progress
+        self.deepest = 0  # the most at once
+        self.wraps = 0  # nodes that took the node before them as left operand
 
     # -- token stream ---------------------------------------------------------------
     def peek(self, ahead: int = 0) -> Token:
@@ -156,17 +158,21 @@ class _Parser:
         return token.kind == "op" and token.text == op
 
     def bounded(self, node: Node) -> Node:
-        """``node``, unless its tree is deeper than MAX_NESTING (possible only when the text
-        has more tokens than that: every node takes at least one)."""
-        if self.taken > MAX_NESTING and height(node) > MAX_NESTING:
+        """``node``, unless its tree is deeper than MAX_NESTING. A path down the tree enters
+        at most ``deepest`` expression() calls and takes at most ``wraps`` left operands, and
+        every node takes a token: only when both bounds exceed the limit is it measured."""
+        bound = min(self.taken, self.deepest + self.wraps + 1)
+        if bound > MAX_NESTING and height(node) > MAX_NESTING:
             raise ClassAdSyntaxError(_too_deep(), self.text, 0, self.source)
         return node
 
     # -- expressions ----------------------------------------------------------------
     def expression(self, min_power: int) -> Node:
         self.depth += 1
-        if self.depth > MAX_NESTING:
-            raise self.fail(_too_deep(), self.peek())
+        if self.depth > self.deepest:
+            self.deepest = self.depth
+            if self.depth > MAX_NESTING:
+                raise self.fail(_too_deep(), self.peek())
         node = self.operators(self.prefix(self.next()), min_power)
         self.depth -= 1
         return node
@@ -185,23 +191,28 @@ class _Parser:
                 self.next()
                 right = self.expression(power)
                 left = Binary(_CANONICAL_OP.get(op, op), left, right)
+                self.wraps += 1
             elif op == "?" and self.peek(1).text == ":" and self.peek(1).kind == "op":
                 self.next()
                 self.next()
                 left = Elvis(left, self.elvis_operand())
+                self.wraps += 1
             elif op == "?":
                 if min_power >= _CONDITIONAL_POWER:
                     return left
                 self.next()
                 left = self.conditional(left)
+                self.wraps += 1
             elif op in (".", ".."):
                 self.next()
                 left = AttrRef(self.attribute_name(), scope=left)
+                self.wraps += 1
             elif op == "[":
                 self.next()
                 index = self.expression(0)
                 self.expect("]")
                 left = Subscript(left, index)
+                self.wraps += 1
             else:
                 return left
 
@@ -224,6 +235,7 @@ class _Parser:
                 left = Subscript(left, index)
             else:
                 left = AttrRef(self.attribute_name(), scope=left)
+            self.wraps += 1
         return left
 
     def conditional(self, cond: Node) -> Node:
