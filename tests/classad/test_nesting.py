@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from deadline import deadline
 from fairpool.classad import (
     ClassAd,
     ClassAdSyntaxError,
@@ -68,3 +69,19 @@ def test_every_walk_works_on_a_tree_at_the_limit_from_a_deep_caller(shape):
         symmetric_match(ad, ad, now=0)
 
     _deep(300, walks)
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 5000])
+def test_json_ads_nesting_too_deep_are_syntax_errors(depth):
+    text = '{"a": ' + "[" * depth + "1" + "]" * depth + "}"
+    with pytest.raises(ClassAdSyntaxError, match="JSON"):
+        list(parse_ads(text))
+
+
+def test_a_json_ad_over_many_lines_is_read_in_linear_time():
+    # each line used to decode the whole buffer again (10,000 lines took 18 s)
+    count = 100_000
+    text = "{\n" + ",\n".join(f'"a{i}": {i}' for i in range(count)) + "\n}\n"
+    with deadline(60, "reading the JSON ad"):
+        (ad,) = parse_ads(text)
+    assert len(ad) == count and ad["a99999"] == 99999
