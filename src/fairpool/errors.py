@@ -5,7 +5,8 @@
     └── InputError              input that names its place: file, line, and what was expected
         ├── ConfigError         a configuration file or knob (also names the knob)
         ├── SubmitError         a submit description file
-        └── ScenarioError       a simulation scenario (also names the key)
+        ├── ScenarioError       a simulation scenario (also names the key)
+        └── StateError          a state directory or database that cannot be used
 
 Data problems inside expressions are never exceptions: they are the ClassAd values
 UNDEFINED and ERROR. Exceptions are for input that cannot be read or used at all; commands
@@ -20,7 +21,9 @@ __all__ = [
     "FairpoolError",
     "InputError",
     "ScenarioError",
+    "StateError",
     "SubmitError",
+    "excerpt",
 ]
 
 
@@ -56,11 +59,32 @@ class ClassAdSyntaxError(FairpoolError, ValueError):
 
     def __str__(self) -> str:
         where = f"{self.source}:" if self.source else ""
-        caret = " " * (self.column - 1) + "^"
-        return f"{where}{self.line}:{self.column}: {self.message}\n  {self.source_line}\n  {caret}"
+        shown, column = _window(self.source_line, self.column)
+        caret = " " * (column - 1) + "^"
+        return f"{where}{self.line}:{self.column}: {self.message}\n  {shown}\n  {caret}"
 
     def __reduce__(self):  # keep the exception picklable with all its fields
         return (type(self), (self.message, self.text, self.offset, self.source))
+
+
+_WINDOW = 60  # characters shown on each side of the caret
+
+
+def excerpt(text: str, width: int = 2 * _WINDOW) -> str:
+    """``text`` for an error message: its first ``width`` characters, ``...`` if cut."""
+    return text if len(text) <= width else f"{text[:width]}..."
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """The part of a long line around ``column`` (marked ``...`` where cut), and the
+    column within it: a one-megabyte line is not echoed whole."""
+    start = max(0, column - 1 - _WINDOW)
+    end = column - 1 + _WINDOW
+    if start == 0 and end >= len(line):
+        return line, column
+    head = "..." if start else ""
+    tail = "..." if end < len(line) else ""
+    return f"{head}{line[start:end]}{tail}", column - start + len(head)
 
 
 class InputError(FairpoolError):
@@ -129,3 +153,8 @@ class ScenarioError(InputError):
 
     def __reduce__(self):
         return (type(self), (self.message, self.source, self.line, self.key))
+
+
+class StateError(InputError):
+    """A state directory that is missing, is not a directory, or holds a database or log
+    fairpool cannot read (corrupt, or another program's)."""

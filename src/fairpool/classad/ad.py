@@ -44,9 +44,11 @@ class Expr:
 
     ``Expr(text)`` parses new-syntax text (cached per distinct text). ``const`` is the value
     when the expression is a scalar literal, so lookups of plain attributes cost nothing.
+    ``size`` (its number of nodes, 0 until an evaluation first needs it) is what evaluating
+    it once costs towards scope.MAX_STEPS.
     """
 
-    __slots__ = ("const", "node")
+    __slots__ = ("const", "node", "size")
 
     def __new__(cls, source: str | Node) -> Expr:
         if isinstance(source, str):
@@ -61,6 +63,7 @@ class Expr:
         if type(node) is Literal and isinstance(node.value, _SCALARS):
             const = node.value
         self.const = const
+        self.size = 0
         return self
 
     def eval(

@@ -15,6 +15,7 @@ at the first character to choose.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import re
@@ -25,7 +26,7 @@ from typing import IO, Any
 from ..errors import ClassAdSyntaxError
 from .ad import ClassAd, node_of
 from .nodes import AdLit, ListLit, Literal, Node
-from .parser import parse_ad_literal, parse_expr, parse_old_value
+from .parser import MAX_NESTING, parse_ad_literal, parse_expr, parse_old_value
 from .unparse import quote_name, unparse
 from .values import AbsTime, Error, RelTime, Undefined, from_text, to_text
 
@@ -229,6 +230,7 @@ def _read_json(lines: Iterable[str], name: str | None) -> Iterator[ClassAd]:
     buffer = ""
     pending = iter(lines)
     exhausted = False
+    more = 1  # lines to add when the buffer ends inside an ad: doubles, so reading is linear
     while True:
         buffer = buffer.lstrip(" \t\r\n,[]")
         if not buffer:
@@ -241,14 +243,18 @@ def _read_json(lines: Iterable[str], name: str | None) -> Iterator[ClassAd]:
         try:
             obj, end = decoder.raw_decode(buffer)
         except json.JSONDecodeError as err:
-            chunk = None if exhausted else next(pending, None)
-            if chunk is None:
+            chunk = None if exhausted else "".join(itertools.islice(pending, more))
+            if not chunk:
                 raise ClassAdSyntaxError(
                     f"invalid JSON ad: {err.msg}", buffer, err.pos, name
                 ) from None
             buffer += chunk
+            more *= 2
             continue
+        except RecursionError:
+            raise ClassAdSyntaxError("the JSON nests too deeply", buffer, 0, name) from None
         buffer = buffer[end:]
+        more = 1
         yield _json_ad(obj, name)
 
 
@@ -259,17 +265,21 @@ def _json_ad(obj: Any, source: str | None) -> ClassAd:
         )
     ad = ClassAd()
     for attr, value in obj.items():
-        ad.insert_node(attr, _json_node(value, source))
+        ad.insert_node(attr, _json_node(value, source, 1))
     return ad
 
 
-def _json_node(value: Any, source: str | None) -> Node:
+def _json_node(value: Any, source: str | None, depth: int) -> Node:
+    if depth > MAX_NESTING:
+        raise ClassAdSyntaxError(
+            f"the JSON value nests more than {MAX_NESTING} levels deep", source=source
+        )
     if isinstance(value, str) and value.startswith(_EXPR_PREFIX) and value.endswith(_EXPR_SUFFIX):
         return parse_expr(value[len(_EXPR_PREFIX) : -len(_EXPR_SUFFIX)], source)
     if isinstance(value, list):
-        return ListLit(tuple(_json_node(v, source) for v in value))
+        return ListLit(tuple(_json_node(v, source, depth + 1) for v in value))
     if isinstance(value, dict):
-        return AdLit(tuple((k, _json_node(v, source)) for k, v in value.items()))
+        return AdLit(tuple((k, _json_node(v, source, depth + 1)) for k, v in value.items()))
     return node_of(value)
 
 

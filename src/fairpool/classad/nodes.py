@@ -23,6 +23,7 @@ __all__ = [
     "Subscript",
     "Unary",
     "children",
+    "height",
 ]
 
 
@@ -185,3 +186,16 @@ def children(node: Node) -> tuple[Node, ...]:
     if t is AttrRef and node.scope is not None:
         return (node.scope,)
     return ()
+
+
+def height(node: Node) -> int:
+    """Levels of the tree under ``node`` (a literal is 1), found without recursion so that
+    it can measure a tree too deep to walk recursively."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, level = stack.pop()
+        if level > deepest:
+            deepest = level
+        for child in children(current):
+            stack.append((child, level + 1))
+    return deepest

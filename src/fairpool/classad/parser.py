@@ -8,9 +8,19 @@ HTCondor applies: function arguments may be separated by ``;``; ``-`` written di
 before a number is part of the literal (so ``-9223372036854775808`` fits); adjacent string
 literals join; ``absTime("...")``/``relTime("...")`` with a literal string are converted
 while parsing, and a bad literal is a syntax error.
+
+Nesting is bounded: an expression whose syntax tree is more than ``MAX_NESTING`` levels
+deep is a syntax error, so that the parser and every walk over a tree (evaluation,
+compilation, unparsing) stay within Python's recursion limit. The parser counts its own
+nesting as it goes (two or three Python frames per level) and, when the text has more
+tokens than the limit, measures the finished tree once without recursion (a long chain
+``a || b || ...`` nests without nesting the parser). HTCondor's parser refuses about 165
+levels of parentheses; real ads nest fewer than 50 (docs/limits.md).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from ..errors import ClassAdSyntaxError
 from . import timefmt
@@ -27,10 +37,13 @@ from .nodes import (
     Paren,
     Subscript,
     Unary,
+    height,
 )
-from .tokens import Token, int_literal, tokenize
+from .tokens import Token, int_literal, scan
 
-__all__ = ["parse_ad_literal", "parse_expr", "parse_old_value"]
+__all__ = ["MAX_NESTING", "parse_ad_literal", "parse_expr", "parse_old_value"]
+
+MAX_NESTING = 200  # levels of the syntax tree (docs/limits.md)
 
 _BINARY_POWER = {
     "||": 2,
@@ -66,10 +79,10 @@ _UNARY_OPS = frozenset("-+!~")
 
 def parse_expr(text: str, source: str | None = None) -> Node:
     """Parse exactly one expression; anything after it is a syntax error."""
-    parser = _Parser(tokenize(text, source), text, source)
+    parser = _Parser(scan(text, source), text, source)
     node = parser.expression(0)
     parser.expect_end()
-    return node
+    return parser.bounded(node)
 
 
 def parse_old_value(text: str, source: str | None = None, *, whole: bool = False) -> Node:
@@ -79,39 +92,51 @@ def parse_old_value(text: str, source: str | None = None, *, whole: bool = False
     expression at the start of the text, ignoring anything after it (as HTCondor does);
     ``whole``: the expression must fill the text (HTCondor's ``$STRING`` reads it so).
     """
-    parser = _Parser(tokenize(text, source, old_strings=True), text, source)
+    parser = _Parser(scan(text, source, old_strings=True), text, source)
     node = parser.expression(0)
     if whole:
         parser.expect_end()
-    return node
+    return parser.bounded(node)
 
 
 def parse_ad_literal(text: str, source: str | None = None) -> AdLit:
     """Parse a new-syntax ad ``[ name = expr; ... ]`` filling the whole text."""
-    parser = _Parser(tokenize(text, source), text, source)
+    parser = _Parser(scan(text, source), text, source)
     token = parser.next()
     if token.text != "[" or token.kind != "op":
         raise parser.fail("expected '[' to start a ClassAd", token)
     node = parser.ad_literal()
     parser.expect_end()
-    return node
+    return parser.bounded(node)
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], text: str, source: str | None) -> None:
-        self.tokens = tokens
+    def __init__(self, tokens: Iterator[Token], text: str, source: str | None) -> None:
+        self.stream = tokens
+        self.ahead = [next(tokens)]  # the next tokens, read from the stream as needed
         self.text = text
         self.source = source
-        self.index = 0
+        self.taken = 0  # tokens consumed
+        self.depth = 0  # expression() calls in progress
+        self.deepest = 0  # the most at once
+        self.wraps = 0  # nodes that took the node before them as left operand
 
     # -- token stream ---------------------------------------------------------------
     def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.index + ahead, len(self.tokens) - 1)]
+        buffered = self.ahead
+        while len(buffered) <= ahead and buffered[-1].kind != "eof":
+            buffered.append(next(self.stream))
+        return buffered[min(ahead, len(buffered) - 1)]
 
     def next(self) -> Token:
-        token = self.tokens[self.index]
+        buffered = self.ahead
+        token = buffered[0]
         if token.kind != "eof":
-            self.index += 1
+            self.taken += 1
+            if len(buffered) > 1:
+                del buffered[0]
+            else:
+                buffered[0] = next(self.stream)
         return token
 
     def fail(self, message: str, token: Token) -> ClassAdSyntaxError:
@@ -132,9 +157,28 @@ class _Parser:
         token = self.peek()
         return token.kind == "op" and token.text == op
 
+    def bounded(self, node: Node) -> Node:
+        """``node``, unless its tree is deeper than MAX_NESTING. A path down the tree enters
+        at most ``deepest`` expression() calls and takes at most ``wraps`` left operands, and
+        every node takes a token: only when both bounds exceed the limit is it measured."""
+        bound = min(self.taken, self.deepest + self.wraps + 1)
+        if bound > MAX_NESTING and height(node) > MAX_NESTING:
+            raise ClassAdSyntaxError(_too_deep(), self.text, 0, self.source)
+        return node
+
     # -- expressions ----------------------------------------------------------------
     def expression(self, min_power: int) -> Node:
-        left = self.prefix(self.next())
+        self.depth += 1
+        if self.depth > self.deepest:
+            self.deepest = self.depth
+            if self.depth > MAX_NESTING:
+                raise self.fail(_too_deep(), self.peek())
+        node = self.operators(self.prefix(self.next()), min_power)
+        self.depth -= 1
+        return node
+
+    def operators(self, left: Node, min_power: int) -> Node:
+        """``left`` followed by the operators that bind tighter than ``min_power``."""
         while True:
             token = self.peek()
             if token.kind != "op":
@@ -147,23 +191,28 @@ class _Parser:
                 self.next()
                 right = self.expression(power)
                 left = Binary(_CANONICAL_OP.get(op, op), left, right)
+                self.wraps += 1
             elif op == "?" and self.peek(1).text == ":" and self.peek(1).kind == "op":
                 self.next()
                 self.next()
                 left = Elvis(left, self.elvis_operand())
+                self.wraps += 1
             elif op == "?":
                 if min_power >= _CONDITIONAL_POWER:
                     return left
                 self.next()
                 left = self.conditional(left)
+                self.wraps += 1
             elif op in (".", ".."):
                 self.next()
                 left = AttrRef(self.attribute_name(), scope=left)
+                self.wraps += 1
             elif op == "[":
                 self.next()
                 index = self.expression(0)
                 self.expect("]")
                 left = Subscript(left, index)
+                self.wraps += 1
             else:
                 return left
 
@@ -186,6 +235,7 @@ class _Parser:
                 left = Subscript(left, index)
             else:
                 left = AttrRef(self.attribute_name(), scope=left)
+            self.wraps += 1
         return left
 
     def conditional(self, cond: Node) -> Node:
@@ -204,12 +254,9 @@ class _Parser:
             if not quoted and self.at("("):
                 return self.call(token)
             return AttrRef(token.value)
-        if kind == "op":
-            return self.prefix_op(token)
-        raise self.fail("unexpected end of expression", token)
-
-    def prefix_op(self, token: Token) -> Node:
-        op = token.text
+        if kind != "op":
+            raise self.fail("unexpected end of expression", token)
+        op = token.text  # an operator in prefix position (inline: one frame per level)
         if op in _UNARY_OPS:
             if op == "-":
                 folded = self.negative_literal(token)
@@ -311,6 +358,10 @@ class _Parser:
                 return AdLit(tuple(attrs.values()))
             if token.kind != "op" or token.text != ";":
                 raise self.fail(f"expected ';' or ']' but found {_describe(token)}", token)
+
+
+def _too_deep() -> str:
+    return f"the expression nests more than {MAX_NESTING} levels deep"
 
 
 def _describe(token: Token) -> str:

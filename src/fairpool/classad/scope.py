@@ -12,7 +12,10 @@ Looking up ``name`` from an ad (HTCondor's library, old-ClassAd compatibility on
    "alternate scope": ``Memory`` in a job's Requirements finds the slot's ``Memory``).
 
 A reference back to an attribute that is being evaluated is UNDEFINED (circular
-references), and nesting deeper than ``MAX_DEPTH`` is ERROR.
+references), and nesting deeper than ``MAX_DEPTH`` is ERROR. So is an evaluation that takes
+more than ``MAX_STEPS`` steps, each attribute evaluated costing the number of nodes of its
+expression: ``A1 = A0 + A0; A2 = A1 + A1; ...`` doubles the work at each level, and
+HTCondor's library also gives up (after about 4 million attribute evaluations).
 """
 
 from __future__ import annotations
@@ -20,14 +23,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .values import ERROR, UNDEFINED, AdBase, ClassAdList, Error
+from .nodes import children
+from .values import ERROR, MAX_STRING, UNDEFINED, AdBase, ClassAdList, Error
 
 __all__ = [
     "MATCH_SCOPE_NAMES",
     "MAX_DEPTH",
+    "MAX_STEPS",
     "NOT_CONST",
     "EvalState",
     "attribute_of",
+    "building",
     "eval_attr",
     "lookup",
     "select",
@@ -37,6 +43,8 @@ __all__ = [
 ]
 
 MAX_DEPTH = 120
+MAX_STEPS = 2_000_000  # nodes of the attributes evaluated in one evaluation (docs/limits.md)
+MAX_BUILT = 1 << 26  # characters string functions build in one evaluation
 SPECIAL_NAMES = frozenset({"self", "my", "parent", "root", "toplevel", "currenttime"})
 # Every name the match ad and its two context ads define (match.py builds them and checks
 # it uses no other): a name outside this set is never found in the scope chain of a match.
@@ -76,7 +84,20 @@ class EvalState:
     path, so attribute values are computed by whichever evaluator started the work.
     """
 
-    __slots__ = ("ad", "busy", "depth", "lctx", "my", "now", "rctx", "root", "run", "target")
+    __slots__ = (
+        "ad",
+        "built",
+        "busy",
+        "depth",
+        "lctx",
+        "my",
+        "now",
+        "rctx",
+        "root",
+        "run",
+        "steps",
+        "target",
+    )
 
     def __init__(
         self,
@@ -97,12 +118,17 @@ class EvalState:
         self.lctx, self.rctx = contexts if contexts else (None, None)
         self.busy: set[tuple[int, int]] = set()
         self.depth = 0
+        self.steps = 0  # nodes of the attribute expressions evaluated so far (MAX_STEPS)
+        self.built = 0  # characters functions built so far (MAX_BUILT)
 
     def eval_in(self, ad: Any, node: Any) -> Any:
         """Evaluate a node as if it were written in ``ad`` (a list element, a context).
         Counts towards MAX_DEPTH: a list element can reach its own list again."""
         if self.depth >= MAX_DEPTH:
             return ERROR
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            return Error("evaluation takes too many steps")
         saved = self.ad
         self.ad = ad
         self.depth += 1
@@ -111,6 +137,16 @@ class EvalState:
         finally:
             self.ad = saved
             self.depth -= 1
+
+
+def building(st: EvalState, length: int) -> Error | None:
+    """Count a string of ``length`` characters a function is about to build: an Error if
+    it is longer than MAX_STRING or the evaluation has built more than MAX_BUILT (so that
+    ``strcat(A, A, ...)`` doubling through attributes ends soon and in bounded memory)."""
+    st.built += length
+    if length > MAX_STRING or st.built > MAX_BUILT:
+        return Error("string too long")
+    return None
 
 
 def parent_of(st: EvalState, ad: Any) -> Any:
@@ -167,6 +203,10 @@ def eval_attr(st: EvalState, ad: Any, expr: Any) -> Any:
         return UNDEFINED
     if st.depth >= MAX_DEPTH:
         return ERROR
+    size = expr.size or _measure(expr)
+    st.steps += size
+    if st.steps > MAX_STEPS:
+        return Error("evaluation takes too many steps")
     busy.add(key)
     saved = st.ad
     st.ad = ad
@@ -177,6 +217,16 @@ def eval_attr(st: EvalState, ad: Any, expr: Any) -> Any:
         busy.discard(key)
         st.ad = saved
         st.depth -= 1
+
+
+def _measure(expr: Any) -> int:
+    """The number of nodes of ``expr`` (kept on it: its cost towards MAX_STEPS)."""
+    count, stack = 0, [expr.node]
+    while stack:
+        count += 1
+        stack.extend(children(stack.pop()))
+    expr.size = count
+    return count
 
 
 def _value(st: EvalState, found: tuple[Any, Any] | None) -> Any:

@@ -8,12 +8,14 @@ unknown escapes drop the backslash and a NUL byte is an error.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..errors import ClassAdSyntaxError
 from .values import ERROR, UNDEFINED
 
-__all__ = ["Token", "tokenize"]
+__all__ = ["Token", "scan", "tokenize"]
 
 # Token kinds: "int", "real", "str", "name" (identifiers and 'quoted names'), "lit"
 # (true/false/undefined/error), "op" (operators, punctuation and is/isnt), "eof".
@@ -70,6 +72,20 @@ _OPERATORS = (
     ".",
     "=",
 )
+# first character -> the operators starting with it, longest first
+_BY_FIRST: dict[str, tuple[str, ...]] = {}
+for _op in _OPERATORS:
+    _BY_FIRST[_op[0]] = (*_BY_FIRST.get(_op[0], ()), _op)
+# The common tokens in one match (blanks and comments before them skipped): names, plain
+# integers and operators. Anything else (strings, reals, errors, the end) goes the long way.
+_COMMON = re.compile(
+    r"(?:[ \t\n\r\f\v]+|//[^\n]*|/\*.*?\*/)*"
+    r"(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<int>(?:0|[1-9][0-9]*)(?![0-9.eExX]))"
+    r"|(?P<op>>>>|=\?=|=!=|&&|\|\||==|!=|<=|>=|<<|>>|\.\.|\.(?![0-9])|/(?![*/])"
+    r"|[-+*%<>!~&|^?:()\[\]{},;=]))?",
+    re.S,
+)
 _WHITESPACE = " \t\n\r\f\v"
 _IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _IDENT_CHARS = _IDENT_START | frozenset("0123456789")
@@ -96,6 +112,13 @@ def tokenize(text: str, source: str | None = None, old_strings: bool = False) ->
     ``old_strings``: old ClassAd syntax, where a backslash in a string is an ordinary
     character except before a double quote.
     """
+    return list(scan(text, source, old_strings))
+
+
+def scan(text: str, source: str | None = None, old_strings: bool = False) -> Iterator[Token]:
+    """The tokens of ``text`` one at a time, ending with an ``eof`` token: a parser that
+    stops early (an error, nesting too deep) never reads the rest, and a long text is never
+    held as a list of tokens."""
     return _Lexer(text, source, old_strings).run()
 
 
@@ -109,25 +132,39 @@ class _Lexer:
     def fail(self, message: str, pos: int | None = None) -> ClassAdSyntaxError:
         return ClassAdSyntaxError(message, self.text, self.pos if pos is None else pos, self.source)
 
-    def run(self) -> list[Token]:
-        tokens: list[Token] = []
+    def run(self) -> Iterator[Token]:
         text, n = self.text, len(self.text)
+        common = _COMMON.match
         while True:
+            m = common(text, self.pos)
+            kind = m.lastgroup
+            if kind is not None:
+                start, end = m.start(kind), m.end()
+                word = m.group(kind)
+                self.pos = end
+                if kind == "name":
+                    yield _word(word, start, end)
+                elif kind == "op":
+                    yield Token("op", word, start, None, end)
+                else:
+                    yield Token("int", word, start, int_literal(word), end)
+                continue
+            self.pos = m.end()
             self.skip_blank()
             if self.pos >= n:
-                tokens.append(Token("eof", "", n, None, n))
-                return tokens
+                yield Token("eof", "", n, None, n)
+                return
             c = text[self.pos]
             if c in _DIGITS or (c == "." and self.pos + 1 < n and text[self.pos + 1] in _DIGITS):
-                tokens.append(self.number())
+                yield self.number()
             elif c in _IDENT_START:
-                tokens.append(self.identifier())
+                yield self.identifier()
             elif c == '"':
-                tokens.append(self.string('"', "str"))
+                yield self.string('"', "str")
             elif c == "'":
-                tokens.append(self.string("'", "name"))
+                yield self.string("'", "name")
             else:
-                tokens.append(self.operator())
+                yield self.operator()
 
     def skip_blank(self) -> None:
         text, n = self.text, len(self.text)
@@ -148,7 +185,7 @@ class _Lexer:
 
     def operator(self) -> Token:
         start = self.pos
-        for op in _OPERATORS:
+        for op in _BY_FIRST.get(self.text[start], ()):
             if self.text.startswith(op, start):
                 self.pos += len(op)
                 return Token("op", op, start, None, self.pos)
@@ -160,13 +197,7 @@ class _Lexer:
         while end < len(text) and text[end] in _IDENT_CHARS:
             end += 1
         self.pos = end
-        word = text[start:end]
-        lower = word.lower()
-        if lower in _KEYWORD_LITERALS:
-            return Token("lit", word, start, _KEYWORD_LITERALS[lower], end)
-        if lower in _KEYWORD_OPS:
-            return Token("op", lower, start, None, end)
-        return Token("name", word, start, word, end)
+        return _word(text[start:end], start, end)
 
     def number(self) -> Token:
         text, start, n = self.text, self.pos, len(self.text)
@@ -292,13 +323,28 @@ class _Lexer:
         return i + 1
 
 
+def _word(word: str, start: int, end: int) -> Token:
+    """An identifier: a keyword literal, ``is``/``isnt``, or a name."""
+    lower = word.lower()
+    if lower in _KEYWORD_LITERALS:
+        return Token("lit", word, start, _KEYWORD_LITERALS[lower], end)
+    if lower in _KEYWORD_OPS:
+        return Token("op", lower, start, None, end)
+    return Token("name", word, start, word, end)
+
+
 def _bytes_of(text: str) -> str:
     """Decoded literal text to a ClassAd byte string (UTF-8 bytes, one per character)."""
     return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
 def int_literal(text: str) -> int:
-    """The value of an integer literal's text; 0 when it does not fit in 64 bits (strtoll)."""
+    """The value of an integer literal's text; 0 when it does not fit in 64 bits (strtoll).
+
+    More than 19 digits never fit (literals have no leading zeros), and are not converted:
+    Python refuses to convert more than 4,300."""
+    if len(text.lstrip("+-")) > 19:
+        return 0
     value = int(text)
     if value > _INT_MAX or value < -_INT_MAX - 1:
         return 0

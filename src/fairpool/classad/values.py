@@ -26,6 +26,7 @@ from typing import Any
 
 __all__ = [
     "ERROR",
+    "MAX_STRING",
     "UNDEFINED",
     "AbsTime",
     "AdBase",
@@ -45,6 +46,9 @@ __all__ = [
 
 _INT_MIN = -(1 << 63)
 _INT_MAX = (1 << 63) - 1
+# The longest string a function builds (strcat, join, replaceAll...): longer is ERROR, so
+# that an ad doubling a string through its attributes stops instead of exhausting memory.
+MAX_STRING = 1 << 24
 
 
 class Undefined:

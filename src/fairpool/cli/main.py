@@ -7,6 +7,8 @@ Subcommands live in their own modules and are imported only when used, so that
 from __future__ import annotations
 
 import importlib
+import io
+import sys
 
 import click
 
@@ -47,7 +49,12 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module), attribute)
 
 
-@click.group(cls=LazyGroup)
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fairpool")
 def main() -> None:
     """fairpool: HTCondor's fair-share matchmaking, as a library, a dry-run tool and a simulator."""
+    # Input bytes that are not UTF-8 are kept as they are (ClassAd strings are bytes):
+    # they go out as the same bytes, not as an encoding error.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="surrogateescape")

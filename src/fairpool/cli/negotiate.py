@@ -2,9 +2,11 @@
 tests a configuration change before making it.
 
 Everything is read and checked before the state directory is opened, so bad input (a
-malformed ad, an invalid expression in a knob, a submit file that does not parse) is one
-error line, a non-zero exit and an untouched state. Each completed cycle is saved in one
-transaction: a run killed at any moment leaves the state of its last completed cycle.
+malformed ad, an invalid expression in a knob, a submit file that does not parse, a
+``--json`` file that cannot be written) is one error line, a non-zero exit and an untouched
+state. Each completed cycle is saved in one transaction: a run killed at any moment leaves
+the state of its last completed cycle, and the ``--json`` file (written whole, beside its
+name, before the commit that renames it into place) holds exactly the committed cycles.
 
 Without ``--config`` the negotiator runs on fairpool's defaults (HTCondor's, with the
 decisions of docs/compat.md); ``CONDOR_CONFIG`` is not consulted, so a dry run only ever
@@ -32,6 +34,7 @@ from ..sim.pool import Pool
 from ..startd.layout import machine_ads
 from ..store.accountant_store import AccountantStore
 from .errors import fail
+from .outputs import stage_file, writable_file
 
 __all__ = ["negotiate"]
 
@@ -118,6 +121,8 @@ def negotiate(
     quiet: bool,
 ) -> None:
     """Negotiate jobs against slots as the negotiator would, and report every decision."""
+    if json_out:
+        writable_file(json_out, "--json")
     try:
         knobs = _configuration(configs)
         params = negotiator_params(knobs, warn=_warn)
@@ -134,6 +139,10 @@ def negotiate(
         fail(str(err).splitlines()[0])
     if not job_ads:
         fail("no jobs: give --jobs FILE and/or --submit FILE")
+    try:
+        store = AccountantStore(state)
+    except InputError as err:
+        fail(str(err))
     pool = Pool(
         slot_ads,
         job_ads,
@@ -141,13 +150,15 @@ def negotiate(
         params.concurrency,
         claim_leftovers=leftovers,
     )
-    run = DryRun(pool, params, policy, AccountantStore(state))
-    results = []
-    for number, result in enumerate(run.cycles(cycles, now, interval), 1):
-        _report(number, result, quiet)
-        results.append(result)
-        if json_out:  # rewritten after each cycle, so a killed run keeps what it finished
-            _write_json(json_out, results)
+    run = DryRun(pool, params, policy, store)
+    output = _JsonOutput(json_out) if json_out else None
+    try:
+        for number, result in enumerate(run.cycles(cycles, now, interval, output), 1):
+            _report(number, result, quiet)
+    except InputError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"--json {json_out}: cannot write it ({err.strerror}); the cycle was not committed")
 
 
 def _configuration(paths: Sequence[str]):
@@ -199,7 +210,16 @@ def _report(number: int, result: CycleResult, quiet: bool) -> None:
         )
 
 
-def _write_json(path: str, results: list[CycleResult]) -> None:
-    temporary = Path(f"{path}.tmp")
-    temporary.write_text(json.dumps({"cycles": [r.to_json() for r in results]}, indent=1))
-    temporary.replace(path)
+class _JsonOutput:
+    """Every cycle so far as JSON, written whole beside ``path`` before each commit (the
+    commit renames it into place: dryrun.py)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path).absolute()
+        self.cycles: list[dict] = []
+
+    def __call__(self, result: CycleResult) -> tuple[str, str]:
+        self.cycles.append(result.to_json())
+        written = self.path.with_name(f".{self.path.name}.cycle-{len(self.cycles)}")
+        stage_file(written, json.dumps({"cycles": self.cycles}, indent=1))
+        return str(written), str(self.path)

@@ -8,20 +8,23 @@ Reads the policy (HTCondor configuration syntax), a machine ad, a job ad and a t
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
 from ..classad import ClassAd, parse_ad, parse_ads
 from ..config import load_config
-from ..errors import FairpoolError
+from ..errors import FairpoolError, InputError
 from ..startd.policy import Knobs, StartdPolicy
 from ..startd.profile import PROFILES
 from ..startd.startd import Startd
-from ..startd.timeline import Timeline, parse_time, parse_timeline, run_timeline
+from ..startd.timeline import DAY, Timeline, TimelineError, parse_time, parse_timeline, run_timeline
+from ..textfiles import read_text
 from .errors import fail
+from .outputs import writable_file, write_file
 
 __all__ = ["load_knobs", "policy"]
+
+MAX_DAYS = 7  # the longest trace run without --max-days (docs/limits.md)
 
 
 def load_knobs(path: str) -> Knobs:
@@ -39,13 +42,8 @@ def _clock(t: int) -> str:
 def _ads(path: str, what: str) -> list[ClassAd]:
     """The ads in ``path`` (old or new ClassAd syntax); a job file holds one ad, a machine
     file one ad per slot."""
-    try:
-        text = Path(path).read_text()
-        ads = list(parse_ads(text, name=path)) if what == "machine" else [parse_ad(text, name=path)]
-    except FairpoolError:
-        raise
-    except (OSError, ValueError) as err:
-        raise click.BadParameter(f"{path}: cannot read the {what} ad: {err}") from None
+    text = read_text(path, InputError, f"the {what} ad")
+    ads = list(parse_ads(text, name=path)) if what == "machine" else [parse_ad(text, name=path)]
     if not ads:
         raise click.BadParameter(f"{path}: expected at least one {what} ad")
     return ads
@@ -98,6 +96,13 @@ def policy() -> None:
 )
 @click.option("--until", "until_text", help="Stop time (default: the end of the last day).")
 @click.option(
+    "--max-days",
+    type=click.IntRange(min=1),
+    default=MAX_DAYS,
+    show_default=True,
+    help="Refuse a trace that runs longer (the startd takes seconds per simulated day).",
+)
+@click.option(
     "--json",
     "json_path",
     type=click.Path(dir_okay=False),
@@ -110,22 +115,25 @@ def trace(
     timeline_path: str,
     profile: str,
     until_text: str | None,
+    max_days: int,
     json_path: str | None,
 ) -> None:
     """Print the (state, activity) sequence a timeline drives the startd through."""
+    if json_path:
+        writable_file(json_path, "--json")
     try:
         knobs = load_knobs(config_path) if config_path else None
         chosen = StartdPolicy.from_knobs(knobs, PROFILES[profile.upper()])
         machine = _ads(machine_path, "machine") if machine_path else None
         job = _ads(job_path, "job")[0] if job_path else ClassAd({"Owner": "nobody"})
-        timeline = parse_timeline(Path(timeline_path).read_text(), timeline_path)
-        until = parse_time(until_text) if until_text else timeline.end
+        text = read_text(timeline_path, TimelineError, "the timeline")
+        timeline = parse_timeline(text, timeline_path)
+        until = _until(until_text, timeline)
+        _within(until, timeline, max_days, until_text, timeline_path)
         startd = Startd(chosen, machine, timeline.inputs)
         notes = run_trace(startd, timeline, job, until)
     except (FairpoolError, click.BadParameter) as err:
         fail(str(err.message if isinstance(err, click.BadParameter) else err))
-    except ValueError as err:
-        fail(f"--until: {err}")
     for change in startd.changes:
         target = f"{change.target[0]}/{change.target[1]}"
         click.echo(
@@ -138,6 +146,28 @@ def trace(
         click.echo(f"note: {note}")
     if json_path:
         _write_json(json_path, startd, notes)
+
+
+def _until(text: str | None, timeline: Timeline) -> int:
+    if text is None:
+        return timeline.end
+    try:
+        return parse_time(text)
+    except ValueError:
+        fail(f"--until {text[:40]!r}: expected seconds, HH:MM[:SS] or dN HH:MM[:SS]")
+
+
+def _within(
+    until: int, timeline: Timeline, max_days: int, until_text: str | None, path: str
+) -> None:
+    """A trace longer than ``max_days`` would run for minutes or hours: refuse it first."""
+    last = max([until] + [step.t for step in timeline.steps])
+    if last > max_days * DAY:
+        what = f"--until {until_text}" if until_text and until == last else f"{path}: the timeline"
+        fail(
+            f"{what} runs to day {last // DAY}, more than --max-days {max_days} "
+            "(give a larger --max-days to run it)"
+        )
 
 
 def _write_json(path: str, startd: Startd, notes: list[str]) -> None:
@@ -160,4 +190,4 @@ def _write_json(path: str, startd: Startd, notes: list[str]) -> None:
         ],
         "notes": notes,
     }
-    Path(path).write_text(json.dumps(document, indent=1) + "\n")
+    write_file(path, json.dumps(document, indent=1) + "\n")

@@ -4,8 +4,10 @@ running the negotiator, accountant and group quotas on a simulated clock.
 ``fairpool simulate SCENARIO --out DIR`` writes summary.json, timeseries.csv, jobs.csv
 and the plots. ``fairpool simulate --compare A.toml B.toml --out DIR`` runs both, writes
 each into DIR/A and DIR/B, and the differences into DIR/compare.json with side-by-side
-plots. A scenario is read and checked whole before anything runs: a bad one is one error
-line naming the file and key, and a non-zero exit.
+plots. A scenario is read and checked whole before anything runs (and so is ``--out``): a
+bad one is one error line naming the file and key, and a non-zero exit. Results are written
+into a hidden directory beside DIR and renamed to DIR when complete, so DIR is always a
+whole result (the new one, or the earlier one a killed run leaves in place), never a mix.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import ClassAdSyntaxError, InputError
 from ..sim.compare import difference, plot_comparison
+from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
 from ..sim.plots import plot_all
 from ..sim.runner import Simulation
@@ -25,6 +28,7 @@ from ..sim.runner import simulate as run_scenario
 from ..sim.scenario import Scenario, load_scenario
 from ..sim.summary import summarize
 from .errors import fail
+from .outputs import result_directory, writable_directory
 
 __all__ = ["simulate"]
 
@@ -37,32 +41,64 @@ __all__ = ["simulate"]
 )
 @click.option("--no-plots", is_flag=True, help="Write the numbers only (no PNG files).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--max-jobs",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.jobs,
+    show_default=True,
+    help="Refuse a scenario that submits more jobs.",
+)
+@click.option(
+    "--max-machines",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.machines,
+    show_default=True,
+    help="Refuse a scenario with more machines.",
+)
+@click.option(
+    "--max-cycles",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.cycles,
+    show_default=True,
+    help="Refuse a scenario with more negotiation cycles (duration / negotiator_interval).",
+)
 def simulate(
-    scenarios: tuple[str, ...], out: str, compare: bool, no_plots: bool, quiet: bool
+    scenarios: tuple[str, ...],
+    out: str,
+    compare: bool,
+    no_plots: bool,
+    quiet: bool,
+    max_jobs: int,
+    max_machines: int,
+    max_cycles: int,
 ) -> None:
     """Simulate a pool over a workload and report what each user and group gets."""
     if compare != (len(scenarios) == 2) or len(scenarios) > 2:
         fail("give one SCENARIO, or --compare with two")
+    limits = Limits(jobs=max_jobs, machines=max_machines, cycles=max_cycles)
+    writable_directory(out, "--out")
     try:
-        loaded = [load_scenario(path) for path in scenarios]
+        loaded = [load_scenario(path, limits) for path in scenarios]
     except (InputError, ClassAdSyntaxError) as err:
         fail(str(err).splitlines()[0])
     runs = [_run(scenario, quiet) for scenario in loaded]
     target = Path(out)
     if not compare:
-        _write(target, runs[0], no_plots)
+        with result_directory(target) as work:
+            _write(work, runs[0], no_plots)
         _report(runs[0], target)
         return
     labels = (Path(scenarios[0]).stem, Path(scenarios[1]).stem)
     if labels[0] == labels[1]:
         labels = ("A", "B")
-    summaries = [
-        _write(target / label, run, no_plots) for label, run in zip(labels, runs, strict=True)
-    ]
-    changes = difference(*summaries)
-    (target / "compare.json").write_text(json.dumps(changes, indent=2, sort_keys=True) + "\n")
-    if not no_plots:
-        plot_comparison(target, runs[0], runs[1], labels)
+    with result_directory(target) as work:
+        summaries = [
+            _write(work / label, run, no_plots) for label, run in zip(labels, runs, strict=True)
+        ]
+        changes = difference(*summaries)
+        (work / "compare.json").write_text(json.dumps(changes, indent=2, sort_keys=True) + "\n")
+        if not no_plots:
+            plot_comparison(work, runs[0], runs[1], labels)
     for label, run in zip(labels, runs, strict=True):
         _report(run, target / label)
 

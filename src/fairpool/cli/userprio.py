@@ -21,6 +21,7 @@ import click
 from ..accounting.accountant import Accountant, AccountantPolicy
 from ..accounting.records import Customer
 from ..accounting.userprio_table import Row, render, usage_footer
+from ..errors import InputError
 from ..store.accountant_store import AccountantStore
 from .errors import fail
 from .remote import daemon, refusals
@@ -98,14 +99,18 @@ def userprio(
     if state is None:
         _live(pool, name, layout, allusers, users, edits)
         return
-    store = AccountantStore(state)
-    accountant = store.load()
-    message = _edit(accountant, edits, state)
-    if message is not None:
-        store.save(accountant)
-        click.echo(message)
-        return
-    _show(accountant, store.group_figures(), layout, allusers, users)
+    try:
+        store = AccountantStore(state, create=False)
+        accountant = store.load()
+        message = _edit(accountant, edits, state)
+        if message is not None:
+            store.save(accountant)
+            click.echo(message)
+            return
+        figures = store.group_figures() if layout == "quotas" else {}
+    except InputError as err:
+        fail(str(err))
+    _show(accountant, figures, layout, allusers, users)
 
 
 def _show(

@@ -14,10 +14,10 @@ from __future__ import annotations
 import getpass
 import os
 import platform
-import re
 import socket
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from .configuration import Config
@@ -63,10 +63,22 @@ def _main_files(env: Mapping[str, str]) -> list[str]:
     raise ConfigError("no configuration: set CONDOR_CONFIG or pass --config FILE", "<environment>")
 
 
+def _exclusion(config: Config) -> Any:
+    """LOCAL_CONFIG_DIR_EXCLUDE_REGEXP compiled (RE2: no pattern can hang the reader)."""
+    from ..classad.builtins.regex import compile_pattern
+
+    knob = "LOCAL_CONFIG_DIR_EXCLUDE_REGEXP"
+    pattern = compile_pattern(config.get(knob) or "^$")
+    if pattern is None:
+        source, line = config.where(knob)
+        raise ConfigError(f"{knob}: expected a regular expression", source, line, knob)
+    return pattern
+
+
 def _read_locals(reader: Reader, config: Config) -> None:
     directory = config.get("LOCAL_CONFIG_DIR")
     if directory:
-        exclude = re.compile(config.get("LOCAL_CONFIG_DIR_EXCLUDE_REGEXP") or "^$")
+        exclude = _exclusion(config)
         for folder in config.get_list("LOCAL_CONFIG_DIR"):
             if Path(folder).is_dir():
                 for item in sorted(Path(folder).iterdir()):

@@ -20,6 +20,11 @@ Errors are ``ConfigError`` with the caller's ``source`` and ``line``: an undefin
 without default when ``strict`` (HTCondor expands it to nothing; ``strict=False`` does
 too), a reference cycle (naming the chain ``A -> B -> A``; HTCondor never returns), an
 unclosed ``$(`` when ``strict``, and a function whose argument is not what it needs.
+
+Expansion is bounded (docs/limits.md): references nest at most ``MAX_MACRO_DEPTH`` deep,
+and one expansion produces at most ``MAX_EXPANSION`` characters in all, counting every
+level and a little for each nested expansion (a macro that doubles itself forty times is an
+error, not forty doublings).
 """
 
 from __future__ import annotations
@@ -35,7 +40,12 @@ from ..classad.parser import parse_old_value
 from ..errors import ConfigError
 from .filenames import filename_parts
 
-__all__ = ["UndefinedMacroError", "expand"]
+__all__ = ["MAX_EXPANSION", "MAX_MACRO_DEPTH", "UndefinedMacroError", "expand"]
+
+MAX_MACRO_DEPTH = 100  # nested expansions: $(A) whose text has $(B) whose text has ...
+MAX_EXPANSION = 1 << 22  # characters one expansion produces, every level counted
+_CALL_COST = 16  # each (nested) expansion also counts this much: a million tiny ones is work
+_MAX_WIDTH = 1000  # the widest field a $INT/$REAL format may ask for
 
 _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")
@@ -58,11 +68,21 @@ class _Expander:
     env: Mapping[str, str]
     functions: Mapping[str, Function]
     strict: bool
+    depth: int = 0  # run() calls in progress
+    produced: int = 0  # characters produced so far, every level counted
 
     def error(self, message: str, knob: str | None = None) -> ConfigError:
         return ConfigError(message, self.source, self.line, knob)
 
     def run(self, text: str, chain: tuple[str, ...]) -> str:
+        if "$" not in text:
+            return self.count(text, chain)
+        self.depth += 1
+        if self.depth > MAX_MACRO_DEPTH:
+            raise self.error(
+                f"macros nest more than {MAX_MACRO_DEPTH} deep ({_chain(chain)})",
+                chain[0] if chain else None,
+            )
         out: list[str] = []
         i, n = 0, len(text)
         while i < n:
@@ -72,7 +92,18 @@ class _Expander:
                 break
             out.append(text[i:dollar])
             i = self.reference(text, dollar, chain, out)
-        return "".join(out)
+        self.depth -= 1
+        return self.count("".join(out), chain)
+
+    def count(self, text: str, chain: tuple[str, ...]) -> str:
+        """``text``, counted towards MAX_EXPANSION."""
+        self.produced += len(text) + _CALL_COST
+        if self.produced > MAX_EXPANSION:
+            raise self.error(
+                f"macro expansion larger than {MAX_EXPANSION} characters ({_chain(chain)})",
+                chain[0] if chain else None,
+            )
+        return text
 
     def reference(self, text: str, at: int, chain: tuple[str, ...], out: list[str]) -> int:
         """Expand the reference starting at ``text[at] == '$'``; return where to go on."""
@@ -162,7 +193,7 @@ class _Expander:
                 value = float(text) if fname == "REAL" else int(float(text))
             else:
                 value = Expr(text).eval(now=0) if text.strip() else None
-        except ClassAdSyntaxError:
+        except (ClassAdSyntaxError, OverflowError):
             value = None
         if type(value) is bool:
             value = int(value)
@@ -185,9 +216,11 @@ def _real(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
 
 
 def _format(ex: _Expander, fname: str, value: float, fmt: str) -> str:
+    if any(int(width) > _MAX_WIDTH for width in re.findall(r"\d{1,9}", fmt)) or len(fmt) > 100:
+        raise ex.error(f"${fname}: a format of at most {_MAX_WIDTH} characters wide, not {fmt!r}")
     try:
         return fmt % value
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ex.error(f"${fname}: expected a printf format for one number, got {fmt!r}") from None
 
 
@@ -214,7 +247,7 @@ def _env(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
 def _integers(ex: _Expander, fname: str, parts: list[str]) -> list[int]:
     try:
         return [int(Expr(p).eval(now=0)) for p in parts]
-    except (ClassAdSyntaxError, TypeError, ValueError):
+    except (ClassAdSyntaxError, TypeError, ValueError, OverflowError):
         raise ex.error(f"${fname}: expected whole numbers, got {', '.join(parts)!r}") from None
 
 
@@ -256,6 +289,12 @@ def _substr(ex: _Expander, args: str, chain: tuple[str, ...]) -> str:
         return text[start:]
     end = start + length[0] if length[0] >= 0 else len(text) + length[0]
     return text[start:end]
+
+
+def _chain(chain: tuple[str, ...]) -> str:
+    """The macros being expanded, for an error: ``A -> B -> ... -> Y -> Z``."""
+    names = list(chain) if len(chain) <= 6 else [*chain[:3], "...", *chain[-2:]]
+    return " -> ".join(names) if names else "a function's argument"
 
 
 _BUILTINS: dict[str, Callable[[_Expander, str, tuple[str, ...]], str]] = {

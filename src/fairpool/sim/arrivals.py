@@ -24,7 +24,7 @@ from ..submit import parse_submit
 from .traces import TraceJob, read_htcondor, read_swf
 from .workload import JobSpec, TraceSpec
 
-__all__ = ["JobFactory", "NewJob", "submission_times", "trace_jobs"]
+__all__ = ["JobFactory", "NewJob", "read_trace_jobs", "submission_times", "trace_jobs"]
 
 _TRACE_TEMPLATE = "executable = trace\nqueue\n"
 
@@ -149,7 +149,13 @@ def submission_times(spec: JobSpec, rng: random.Random, horizon: float) -> Itera
 
 
 def trace_jobs(spec: TraceSpec) -> list[TraceJob]:
-    """The trace's jobs in submission order (stable: file order breaks ties)."""
+    """The trace's jobs in submission order (stable: file order breaks ties), as read when
+    the scenario was loaded (``read_trace_jobs``)."""
+    return list(spec.jobs) if spec.jobs is not None else read_trace_jobs(spec)
+
+
+def read_trace_jobs(spec: TraceSpec) -> list[TraceJob]:
+    """The trace file's jobs in submission order; a bad line is an ``InputError``."""
     if spec.format == "swf":
         jobs = read_swf(
             spec.file,

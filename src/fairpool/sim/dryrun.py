@@ -2,7 +2,10 @@
 what ``fairpool negotiate`` runs.
 
 Each cycle is negotiation.py's step (age, negotiate, record usage), after which the
-accountant is saved in one transaction.
+accountant is saved in one transaction. A caller with an output file (``--json``) writes it
+for the cycle before the save (``prepare``), and the save renames it into place as part of
+committing (store/accountant_store.py): a cycle whose output cannot be written is never
+committed, and state and output always describe the same cycles.
 Between cycles the pool moves on: matched jobs start on their slots, preempted jobs go
 back to idle. A run killed at any moment leaves the state of its last completed cycle.
 """
@@ -20,7 +23,9 @@ from ..store.accountant_store import AccountantStore
 from .negotiation import negotiate
 from .pool import Pool
 
-__all__ = ["DryRun", "pool_time"]
+__all__ = ["DryRun", "Prepare", "pool_time"]
+
+Prepare = Callable[[CycleResult], tuple[str, str] | None]
 
 
 def pool_time(slots: list[ClassAd]) -> float | None:
@@ -47,12 +52,17 @@ class DryRun:
         """The group each customer is charged to (None without groups)."""
         return group_assigner(self.params.groups)
 
-    def cycles(self, count: int, start: float, interval: float) -> Iterator[CycleResult]:
-        """Run ``count`` cycles from ``start``, ``interval`` seconds apart."""
+    def cycles(
+        self, count: int, start: float, interval: float, prepare: Prepare | None = None
+    ) -> Iterator[CycleResult]:
+        """Run ``count`` cycles from ``start``, ``interval`` seconds apart; ``prepare(result)``
+        writes a cycle's output and returns (written file, final name) to commit with it."""
         accountant = self.store.load(self.policy, self.group_of())
         for number in range(count):
             now = start + number * interval
             result = negotiate(self.pool, accountant, self.params, now)
-            self.store.save(accountant, result.groups if self.params.groups.enabled else None)
+            output = prepare(result) if prepare is not None else None
+            groups = result.groups if self.params.groups.enabled else None
+            self.store.save(accountant, groups, output)
             self.pool.apply(result, now)
             yield result

@@ -56,9 +56,15 @@ def _seconds(value: Any) -> float | None:
     return amount * (unit or 1.0) if math.isfinite(amount) else None
 
 
+_LAST_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: the outputs write dates
+
+
 def parse_epoch(value: Any, fail: Fail) -> float:
-    """A start time: epoch seconds or an ISO 8601 date-time (UTC unless it says)."""
+    """A start time: epoch seconds or an ISO 8601 date-time (UTC unless it says), from 1970
+    to the end of the year 9999."""
     if isinstance(value, int | float) and not isinstance(value, bool):
+        if not 0 <= value <= _LAST_EPOCH:
+            raise fail(f"expected epoch seconds from 0 to {_LAST_EPOCH}, not {value!r}")
         return float(value)
     if isinstance(value, datetime):
         moment = value
@@ -73,7 +79,7 @@ def parse_epoch(value: Any, fail: Fail) -> float:
         raise fail(f"expected epoch seconds or a date, not {value!r}")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    return parse_epoch(moment.timestamp(), fail)
 
 
 def parse_rate(value: Any, fail: Fail) -> float:

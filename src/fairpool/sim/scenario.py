@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..accounting.accountant import AccountantPolicy
@@ -21,8 +21,11 @@ from ..config import Config, parse_config_text
 from ..errors import ScenarioError
 from ..negotiator import NegotiatorParams
 from ..negotiator.configure import accountant_policy, negotiator_params
+from ..textfiles import read_text
+from .arrivals import read_trace_jobs
 from .durations import parse_epoch
 from .events import EventSpec, parse_event
+from .limits import DEFAULT_LIMITS, Limits, check_limits
 from .machines import MachineSpec, parse_machines
 from .table import Table
 from .workload import JobSpec, TraceSpec, parse_jobs, parse_trace
@@ -79,16 +82,19 @@ class Scenario:
     events: tuple[EventSpec, ...]
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def load_scenario(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Scenario:
+    """The scenario in ``path``, checked whole (traces read, sizes within ``limits``)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ScenarioError(f"cannot read the scenario: {err.strerror or err}", str(path)) from None
-    return parse_scenario(text, str(path), path.parent)
+    text = read_text(path, ScenarioError, "the scenario")
+    return parse_scenario(text, str(path), path.parent, limits)
 
 
-def parse_scenario(text: str, source: str = "<scenario>", base: Path | None = None) -> Scenario:
+def parse_scenario(
+    text: str,
+    source: str = "<scenario>",
+    base: Path | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Scenario:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -96,6 +102,10 @@ def parse_scenario(text: str, source: str = "<scenario>", base: Path | None = No
         raise ScenarioError(
             f"not TOML: {err}", source, int(found.group(1)) if found else None
         ) from None
+    except ValueError as err:  # an integer of more than 4,300 digits
+        raise ScenarioError(f"not TOML: {str(err).split(';')[0]}", source) from None
+    except RecursionError:
+        raise ScenarioError("not TOML: arrays or tables nest too deeply", source) from None
     Table(data, source, "scenario", base).allow(_TOP)
     simulation = _simulation(Table(data.get("simulation", {}), source, "[simulation]", base))
     config = settings(*_config_text(data, source, base))
@@ -108,7 +118,10 @@ def parse_scenario(text: str, source: str = "<scenario>", base: Path | None = No
     jobs = tuple(parse_jobs(t, n) for n, t in enumerate(_array(data, "jobs", source, base), 1))
     traces = tuple(parse_trace(t, n) for n, t in enumerate(_array(data, "traces", source, base), 1))
     events = tuple(parse_event(t, config.knobs) for t in _array(data, "events", source, base))
-    return Scenario(source, simulation, config, machines, jobs, traces, events)
+    traces = tuple(replace(t, jobs=tuple(read_trace_jobs(t))) for t in traces)
+    scenario = Scenario(source, simulation, config, machines, jobs, traces, events)
+    check_limits(scenario, limits)
+    return scenario
 
 
 def _simulation(table: Table) -> Simulation:

@@ -165,7 +165,7 @@ def read_activity(table: Table) -> OwnerActivity | None:
             raise table.fail("activity_repeat")("activity_repeat needs activity")
         return None
     path = table.path("activity")
-    text, source = path.read_text(encoding="utf-8"), str(path)
+    text, source = table.read(path, "the owner activity"), str(path)
     try:
         timeline = parse_timeline(text, source)
     except TimelineError as err:
@@ -179,4 +179,6 @@ def read_activity(table: Table) -> OwnerActivity | None:
     repeat = None
     if table.has("activity_repeat"):
         repeat = int(table.duration("activity_repeat", allow_zero=False))
+        if repeat < 1:
+            raise table.fail("activity_repeat")("expected a period of at least 1 second")
     return OwnerActivity(timeline.inputs, repeat)

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ScenarioError
+from ..errors import InputError, ScenarioError
+from ..textfiles import read_text
 from .durations import Fail, parse_duration
 
 __all__ = ["Table"]
@@ -91,4 +92,11 @@ class Table:
         if self.has("text"):
             return self.text("text"), f"{self.source} {self.name}"
         path = self.path("file")
-        return path.read_text(encoding="utf-8"), str(path)
+        return self.read(path, f"the {what}"), str(path)
+
+    def read(self, path: Path, what: str) -> str:
+        """The text of a file the table names; unreadable or not UTF-8 names the key."""
+        try:
+            return read_text(path, InputError, what)
+        except InputError as err:
+            raise self.fail()(str(err)) from None

@@ -14,14 +14,14 @@ Comment lines start with ``;`` (``UnixStartTime`` there says when the trace bega
 
 from __future__ import annotations
 
-import gzip
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from ..classad import ClassAd, parse_ads
 from ..errors import InputError
+from ..textfiles import read_text
 
 __all__ = ["TraceJob", "read_htcondor", "read_swf", "swf_start_time"]
 
@@ -39,21 +39,29 @@ class TraceJob:
     memory_mib: float | None = None
 
 
-def _open(path: Path) -> IO[str]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return path.open(encoding="utf-8", errors="replace")
+def _lines(path: Path) -> list[str]:
+    """The trace's lines (gzip when it ends in .gz); not UTF-8 is an error with its line."""
+    return read_text(path, InputError, "the trace").splitlines()
 
 
 def swf_start_time(path: Path) -> float | None:
     """The trace's ``UnixStartTime`` header, if it has one."""
-    with _open(path) as handle:
-        for line in handle:
-            if not line.startswith(";"):
-                return None
-            key, _, value = line[1:].partition(":")
-            if key.strip() == "UnixStartTime":
-                return float(value.strip())
+    for number, line in enumerate(_lines(path), 1):
+        if not line.startswith(";"):
+            return None
+        key, _, value = line[1:].partition(":")
+        if key.strip() == "UnixStartTime":
+            try:
+                start = float(value.strip())
+            except ValueError:
+                start = math.nan
+            if not math.isfinite(start):
+                raise InputError(
+                    f"UnixStartTime: expected epoch seconds, not {value.strip()!r}",
+                    str(path),
+                    number,
+                )
+            return start
     return None
 
 
@@ -65,21 +73,22 @@ def read_swf(
 ) -> Iterator[TraceJob]:
     """The jobs of an SWF trace, in file order; ids mapped to names by ``user``/``group``,
     times (submit and run) multiplied by ``time_scale``."""
-    with _open(path) as handle:
-        for number, line in enumerate(handle, 1):
-            text = line.strip()
-            if not text or text.startswith(";"):
-                continue
-            fields = text.split()
-            if len(fields) != 18:
-                raise InputError(f"expected 18 SWF fields, found {len(fields)}", str(path), number)
-            try:
-                values = [float(f) for f in fields]
-            except ValueError:
-                raise InputError("SWF fields must be numbers", str(path), number) from None
-            job = _swf_job(values, user, group, time_scale)
-            if job is not None:
-                yield job
+    for number, line in enumerate(_lines(path), 1):
+        text = line.strip()
+        if not text or text.startswith(";"):
+            continue
+        fields = text.split()
+        if len(fields) != 18:
+            raise InputError(f"expected 18 SWF fields, found {len(fields)}", str(path), number)
+        try:
+            values = [float(f) for f in fields]
+        except ValueError:
+            values = [math.nan]
+        if not all(math.isfinite(v) and abs(v) < 1e15 for v in values):
+            raise InputError("SWF fields must be numbers (under 10^15)", str(path), number)
+        job = _swf_job(values, user, group, time_scale)
+        if job is not None:
+            yield job
 
 
 def _swf_job(
@@ -108,8 +117,8 @@ def read_htcondor(path: Path) -> Iterator[TraceJob]:
     """Jobs from HTCondor job ads: submitted at ``QDate``, run for
     ``CompletionDate - JobStartDate`` (or ``RemoteWallClockTime``); times are made
     relative to the earliest ``QDate``."""
-    with _open(path) as handle:
-        ads = [ad for ad in parse_ads(handle, name=str(path)) if _number(ad, "QDate") is not None]
+    text = read_text(path, InputError, "the trace")
+    ads = [ad for ad in parse_ads(text, name=str(path)) if _number(ad, "QDate") is not None]
     if not ads:
         return
     start = min(_number(ad, "QDate") for ad in ads)  # type: ignore[type-var]
@@ -131,8 +140,11 @@ def read_htcondor(path: Path) -> Iterator[TraceJob]:
 
 
 def _number(ad: ClassAd, name: str) -> float | None:
+    """A numeric attribute (None when absent, not a number, or beyond 10^15)."""
     value = ad.eval(name) if name in ad else None
-    return float(value) if type(value) in (int, float) else None
+    if type(value) not in (int, float) or not abs(value) < 1e15:
+        return None
+    return float(value)
 
 
 def _runtime(ad: ClassAd) -> float | None:

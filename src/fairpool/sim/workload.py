@@ -24,6 +24,7 @@ from ..errors import SubmitError
 from ..submit import SubmitDescription, parse_submit
 from .durations import Runtime, parse_rate, parse_runtime
 from .table import Table
+from .traces import TraceJob
 
 __all__ = ["JobSpec", "TraceSpec", "parse_jobs", "parse_trace"]
 
@@ -61,6 +62,8 @@ class TraceSpec:
     group: str | None = "group{gid}"
     users: dict[int, str] = field(default_factory=dict)
     groups: dict[int, str] = field(default_factory=dict)
+    # the trace's jobs in submission order, read (and so checked) when the scenario loads
+    jobs: tuple[TraceJob, ...] | None = field(default=None, repr=False, compare=False)
 
 
 def parse_jobs(table: Table, index: int) -> JobSpec:
@@ -71,7 +74,7 @@ def parse_jobs(table: Table, index: int) -> JobSpec:
         text, source = table.text("submit"), f"{table.source} {table.name} submit"
     else:
         path = table.path("submit_file")
-        text, source = path.read_text(encoding="utf-8"), str(path)
+        text, source = table.read(path, "the submit file"), str(path)
     owner = table.text("owner")
     if not owner.strip() or "@" in owner:
         raise table.fail("owner")(f"expected a user name without @domain, not {owner!r}")

@@ -15,8 +15,8 @@ day N. ``event`` is one of:
   (value: graceful, quick or fast, resuming on completion), ``cancel-drain``,
   ``benchmarks-done``.
 
-Events at the same time run in file order. Inputs are known in advance (the startd
-samples them when it evaluates), so they may be given in any order.
+Lines are in time order (a line earlier than the one before it is an error, and so is a
+negative time); events at the same time run in file order.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..classad import ClassAd, ClassAdSyntaxError, Expr
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from .events import Reply
 from .inputs import MachineInputs
 from .startd import Startd
@@ -128,19 +128,28 @@ def run_timeline(startd: Startd, timeline: Timeline, job: ClassAd) -> list[tuple
 
 
 def parse_time(text: str) -> int:
-    """Seconds from ``12345``, ``HH:MM``, ``HH:MM:SS`` or ``dN HH:MM[:SS]``."""
+    """Seconds from ``12345``, ``HH:MM``, ``HH:MM:SS`` or ``dN HH:MM[:SS]`` (0 or more;
+    ValueError for anything else)."""
     text = text.strip()
     day = 0
     if text.startswith("d") and " " in text:
         head, text = text.split(None, 1)
-        day = int(head[1:])
+        day = _whole(head[1:])
     if ":" not in text:
-        return day * DAY + int(text)
-    parts = [int(p) for p in text.split(":")]
-    if len(parts) not in (2, 3) or not 0 <= parts[1] < 60 or parts[0] < 0:
+        return day * DAY + _whole(text)
+    parts = [_whole(p) for p in text.split(":")]
+    if len(parts) not in (2, 3) or not parts[1] < 60 or (len(parts) == 3 and parts[2] >= 60):
         raise ValueError(text)
     seconds = parts[2] if len(parts) == 3 else 0
     return day * DAY + parts[0] * 3600 + parts[1] * 60 + seconds
+
+
+def _whole(text: str) -> int:
+    """A whole number of at most 12 digits, 0 or more (so no time is negative or absurd)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        raise ValueError(text)
+    return int(text)
 
 
 def parse_timeline(text: str, source: str = "<timeline>") -> Timeline:
@@ -152,8 +161,12 @@ def parse_timeline(text: str, source: str = "<timeline>") -> Timeline:
     if not rows or [c.strip().lower() for c in rows[0][1].split(",")][:2] != ["time", "event"]:
         raise TimelineError("expected a header line 'time,event,value'", source, 1)
     keyboard_since: int | None = None
+    previous = 0
     for number, line in rows[1:]:
-        cells = next(csv.reader(io.StringIO(line)))
+        try:
+            cells = next(csv.reader(io.StringIO(line)))
+        except csv.Error as err:
+            raise TimelineError(f"expected 'time,event[,value]' ({err})", source, number) from None
         if len(cells) < 2:
             raise TimelineError("expected 'time,event[,value]'", source, number)
         time_text, event, value = cells[0], cells[1].strip(), ",".join(cells[2:]).strip()
@@ -161,8 +174,18 @@ def parse_timeline(text: str, source: str = "<timeline>") -> Timeline:
             t = parse_time(time_text)
         except ValueError:
             raise TimelineError(
-                f"bad time {time_text!r}: expected seconds, HH:MM[:SS] or dN HH:MM", source, number
+                f"bad time {time_text[:40]!r}: expected seconds, HH:MM[:SS] or dN HH:MM",
+                source,
+                number,
             ) from None
+        if t < previous:
+            raise TimelineError(
+                f"time {time_text.strip()} is before the line above's: expected lines in time "
+                "order",
+                source,
+                number,
+            )
+        previous = t
         if event in EVENTS:
             steps.append(Step(t, event, value, number))
         elif event.lower() == "keyboard":
@@ -212,5 +235,5 @@ def _literal(name: str, value: str, source: str, line: int) -> object:
         return Expr(value).eval(now=0)
     except ClassAdSyntaxError:
         raise TimelineError(
-            f"{name}: expected a ClassAd value, not {value!r}", source, line
+            f"{name}: expected a ClassAd value, not {excerpt(value)!r}", source, line
         ) from None

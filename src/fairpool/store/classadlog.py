@@ -11,18 +11,21 @@ maximum then grows to twice the compacted size if that is larger (in memory only
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..accounting.accountant import Accountant
 from ..accounting.records import ATTRIBUTE_NAMES, Customer
+from ..errors import StateError
 
 __all__ = ["AccountantLog", "read_accountant_log"]
 
 _FIELD_OF = {attr.lower(): name for name, attr in ATTRIBUTE_NAMES.items()}
 _INT_FIELDS = {"resources_used", "begin_usage_time", "last_usage_time", "ceiling", "floor"}
 _META_KEY = "Accountant."
+LOG_NAME = "Accountantnew.log"
 _CUSTOMER = "Customer."
 
 
@@ -91,8 +94,8 @@ class AccountantLog:
                     self._known.add(key)
                 elif op == "102":
                     self._known.discard(key)
-                elif op == "107":
-                    self._sequence = max(self._sequence, int(key or 0))
+                elif op == "107" and key.isdigit():
+                    self._sequence = max(self._sequence, int(key))
         return self._known
 
 
@@ -107,13 +110,16 @@ def _customer_lines(record: Customer, new: bool) -> list[str]:
     return lines
 
 
-def read_accountant_log(text: str) -> tuple[float, list[Customer]]:
-    """(last update time, customer records) from an HTCondor accountant log."""
+def read_accountant_log(text: str, source: str = LOG_NAME) -> tuple[float, list[Customer]]:
+    """(last update time, customer records) from an HTCondor accountant log; a value that
+    is not a number where one is expected is a ``StateError`` naming the line."""
     ads: dict[str, dict[str, str]] = {}
     pending: list[tuple[str, str, str, str]] | None = None
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         op, _, rest = line.partition(" ")
         parts = rest.split(" ", 2)
+        if op == "103" and len(parts) > 2:
+            _check_number(parts[1], parts[2], source, number)
         if op == "105":
             pending = []
         elif op == "106":
@@ -138,6 +144,17 @@ def read_accountant_log(text: str) -> tuple[float, list[Customer]]:
         if key.startswith(_CUSTOMER)
     ]
     return last_update, records
+
+
+def _check_number(attr: str, value: str, source: str, line: int) -> None:
+    if attr.lower() not in _FIELD_OF and attr.lower() != "lastupdatetime":
+        return
+    try:
+        number = float(value.strip().strip('"') or 0)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or abs(number) >= 2**63:
+        raise StateError(f"{attr}: expected a number, not {value.strip()[:40]!r}", source, line)
 
 
 def _apply(ads: dict[str, dict[str, str]], op: str, key: str, attr: str, value: str) -> None:

@@ -8,6 +8,8 @@ database remembers the last one applied.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import (
@@ -23,10 +25,15 @@ from sqlalchemy import (
     select,
     text,
 )
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..errors import StateError
 
 __all__ = [
+    "DATABASE_NAME",
     "METADATA",
     "customers",
+    "database_errors",
     "groups",
     "job_clusters",
     "job_history",
@@ -35,6 +42,9 @@ __all__ = [
     "open_database",
     "starters",
 ]
+
+DATABASE_NAME = "state.sqlite3"
+STATE_FILES = (DATABASE_NAME, "Accountantnew.log")
 
 METADATA = MetaData()
 
@@ -145,18 +155,50 @@ MIGRATIONS: dict[int, list[str]] = {
 }
 
 
-def open_database(location: str | Path) -> Engine:
-    """An engine for a state directory (SQLite inside it) or an SQLAlchemy URL."""
+def open_database(location: str | Path, create: bool = True) -> Engine:
+    """An engine for a state directory (SQLite inside it) or an SQLAlchemy URL.
+
+    ``create=False``: the directory must exist and hold state already (a command that only
+    reads never leaves an empty state behind a typo). Any problem is a ``StateError``."""
     url = str(location)
     if "://" not in url:
         directory = Path(location)
-        directory.mkdir(parents=True, exist_ok=True)
-        url = f"sqlite:///{directory / 'state.sqlite3'}"
-    engine = create_engine(url)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
-    _migrate(engine)
+        _check_directory(directory, create)
+        url = f"sqlite:///{directory / DATABASE_NAME}"
+    with database_errors(url.removeprefix("sqlite:///")):
+        engine = create_engine(url)
+        if engine.dialect.name == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
+        _migrate(engine)
     return engine
+
+
+def _check_directory(directory: Path, create: bool) -> None:
+    if directory.exists() and not directory.is_dir():
+        raise StateError("is a file, expected a state directory", str(directory))
+    if not create and not any((directory / name).is_file() for name in STATE_FILES):
+        raise StateError(
+            "no fairpool state here (fairpool negotiate creates a state directory)", str(directory)
+        )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StateError(
+            f"cannot create the state directory: {err.strerror}", str(directory)
+        ) from None
+
+
+@contextmanager
+def database_errors(where: str) -> Iterator[None]:
+    """SQLAlchemy's errors (a corrupt file, another program's database, a locked or
+    read-only one) as one ``StateError`` naming the database."""
+    try:
+        yield
+    except SQLAlchemyError as err:
+        cause = str(getattr(err, "orig", None) or err).splitlines()[0]
+        raise StateError(f"not a usable fairpool state database ({cause})", where) from None
+    except (ValueError, TypeError) as err:  # a stored value of the wrong kind
+        raise StateError(f"not a usable fairpool state database ({err})", where) from None
 
 
 def _sqlite_pragmas(connection, _record) -> None:

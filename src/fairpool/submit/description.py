@@ -119,6 +119,7 @@ class SubmitDescription:
         automatic = _automatic(self.source, context)
         cluster, proc, new_cluster = context.cluster_id, 0, False
         sharing = ClusterSharing()
+        limit, queued = _job_limit(context.config, self.source), 0
         for statement in self.statements:
             if isinstance(statement, Assignment):
                 _assign(macros, statement)
@@ -128,6 +129,9 @@ class SubmitDescription:
                 cluster, proc, new_cluster = cluster + 1, 0, False
                 sharing = ClusterSharing()
             run = self._run(context, dict(macros), automatic, cluster, proc, statement)
+            queued += run.size
+            if queued > limit:  # before a single ad of it is built
+                raise _too_many(limit, self.source, statement.line)
             yield from queue_ads(run, sharing, reference=reference)
             proc += run.size
 
@@ -193,6 +197,21 @@ def _collector_paused() -> Iterator[None]:
 def _assign(macros: dict[str, Definition], statement: Assignment) -> None:
     value = resolve_self(statement.name, statement.value, macros.get(statement.name))
     macros[statement.name] = Definition(value, statement.line, statement.spelling)
+
+
+def _job_limit(config: Mapping[str, str] | None, source: str) -> int:
+    text = knob(config, "MAX_JOBS_PER_SUBMISSION")
+    if not text.strip().isdigit():
+        raise SubmitError(f"MAX_JOBS_PER_SUBMISSION: expected a whole number, not {text!r}", source)
+    return int(text)
+
+
+def _too_many(limit: int, source: str, line: int) -> SubmitError:
+    return SubmitError(
+        f"more than {limit} jobs in one submission (MAX_JOBS_PER_SUBMISSION; set it to queue more)",
+        source,
+        line,
+    )
 
 
 def _rng(seed: int) -> random.Random:

@@ -20,9 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from ..classad.builtins.regex import compile_pattern
 from ..errors import ConfigError, SubmitError
+from ..textfiles import read_text
 
 __all__ = ["GroupMap", "MapEntry", "configured_group_map"]
 
@@ -40,7 +42,7 @@ class MapEntry:
     """One line of the map: a literal user or a compiled pattern, and its groups."""
 
     user: str | None
-    pattern: re.Pattern[str] | None
+    pattern: Any  # a compiled pattern (RE2, classad.builtins.regex), or None
     groups: tuple[str, ...]
     line: int
 
@@ -67,12 +69,7 @@ class GroupMap:
     def read(cls, path: str | Path) -> GroupMap:
         """Read a map file."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise SubmitError(
-                f"cannot read accounting-group map: {err.strerror}", str(path)
-            ) from err
+        text = read_text(path, SubmitError, "accounting-group map")
         found = cls.parse(text, str(path))
         found.path = path
         return found
@@ -142,7 +139,7 @@ def _entry(line: str, number: int, source: str) -> MapEntry:
     return MapEntry(user, pattern, groups, number)
 
 
-def _pattern(rest: str, source: str, number: int) -> tuple[re.Pattern[str], str]:
+def _pattern(rest: str, source: str, number: int) -> tuple[Any, str]:
     end = rest.find("/", 1)
     while end > 0 and rest[end - 1] == "\\":
         end = rest.find("/", end + 1)
@@ -154,10 +151,9 @@ def _pattern(rest: str, source: str, number: int) -> tuple[re.Pattern[str], str]
         raise SubmitError(
             f"unknown regular-expression option {options!r}: expected 'i'", source, number
         )
-    try:
-        compiled = re.compile(rest[1:end], re.IGNORECASE if options else 0)
-    except re.error as err:
-        raise SubmitError(f"bad regular expression /{rest[1:end]}/: {err}", source, number) from err
+    compiled = compile_pattern(rest[1:end], options)
+    if compiled is None:
+        raise SubmitError(f"bad regular expression /{rest[1:end]}/", source, number)
     remainder = rest[end + 1 + len(options) :].strip()
     return compiled, remainder
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..classad import ClassAdSyntaxError, Expr
-from ..errors import SubmitError
+from ..errors import SubmitError, excerpt
 from .groupmap import GroupMap
 from .knobs import knob
 from .scope import Definition
@@ -88,7 +88,7 @@ class JobInput:
             return True
         if text.lower() in _FALSE:
             return False
-        raise self.error(command, f"{command} = {text}: expected true or false")
+        raise self.error(command, f"{command} = {excerpt(text)}: expected true or false")
 
     def integer(self, command: str, default: int) -> int:
         text = self.get(command)
@@ -97,7 +97,7 @@ class JobInput:
         try:
             return int(text)
         except ValueError:
-            raise self.error(command, f"{command} = {text}: expected an integer") from None
+            raise self.error(command, f"{command} = {excerpt(text)}: expected an integer") from None
 
     def expr(self, command: str, text: str | None = None) -> Expr | None:
         """A command's value as a ClassAd expression (None when unset)."""
@@ -107,8 +107,9 @@ class JobInput:
         try:
             return Expr(text)
         except ClassAdSyntaxError as err:
+            shown = excerpt(text)
             raise self.error(
-                command, f"{command} = {text}: expected a ClassAd expression ({err.message})"
+                command, f"{command} = {shown}: expected a ClassAd expression ({err.message})"
             ) from err
 
 

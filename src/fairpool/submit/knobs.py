@@ -7,6 +7,8 @@ The resource defaults are HTCondor's documented ones (JOB_DEFAULT_REQUESTMEMORY 
 JOB_DEFAULT_REQUESTDISK the larger of 1 GiB and 125% of the input size, in KiB).
 CONCURRENCY_LIMITS_LOWER_CASE is fairpool's: condor_submit lower-cases the limit names, the
 seed's example ad keeps them as written; false selects the seed's form.
+MAX_JOBS_PER_SUBMISSION is the schedd's limit on the jobs one submission may queue (20,000,
+HTCondor's default): fairpool refuses more before building them (docs/limits.md).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ SUBMIT_DEFAULTS: dict[str, str] = {
     "NICE_USER_ACCOUNTING_GROUP_NAME": "nice-user",
     "FILESYSTEM_DOMAIN": "",
     "CONCURRENCY_LIMITS_LOWER_CASE": "true",
+    "MAX_JOBS_PER_SUBMISSION": "20000",
 }
 
 

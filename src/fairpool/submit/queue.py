@@ -10,6 +10,7 @@ the line. Variables default to ``Item``.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -78,7 +79,8 @@ def _count(text: str, source: str, line: int) -> int:
         value = Expr(text).eval()
     except ClassAdSyntaxError:
         value = None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    finite = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+    if isinstance(value, bool) or not finite or value != int(value):
         raise SubmitError(
             f"queue count {text!r} is not an integer: expected 'queue [count] "
             "[vars] [in|from|matching] items'",

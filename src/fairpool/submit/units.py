@@ -12,7 +12,7 @@ import math
 import re
 
 from ..classad import ClassAdSyntaxError, Expr
-from ..errors import SubmitError
+from ..errors import SubmitError, excerpt
 
 __all__ = ["KIB", "MIB", "quantity"]
 
@@ -41,7 +41,7 @@ def quantity(text: str, unit_power: int, command: str, source: str, line: int) -
         return Expr(text)
     except ClassAdSyntaxError as err:
         raise SubmitError(
-            f"{command} = {text}: expected a number with an optional unit or a ClassAd "
+            f"{command} = {excerpt(text)}: expected a number with an optional unit or a ClassAd "
             f"expression ({err.message})",
             source,
             line,

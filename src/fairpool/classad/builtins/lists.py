@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..scope import building
 from ..values import (
     ERROR,
     UNDEFINED,
@@ -114,7 +115,7 @@ def _join(st: Any, args: list[Any]) -> Any:
     if len(args) == 1:
         if type(args[0]) is not ClassAdList:
             return "" if type(args[0]) not in (Error, Undefined) else args[0]
-        return _join_values("", list(args[0]))
+        return _join_values(st, "", list(args[0]))
     separator = args[0]
     if type(separator) is Error:
         return ERROR
@@ -125,14 +126,15 @@ def _join(st: Any, args: list[Any]) -> Any:
     rest = args[1:]
     if len(rest) == 1 and type(rest[0]) is ClassAdList:
         rest = list(rest[0])
-    return _join_values(separator, rest, no_items)
+    return _join_values(st, separator, rest, no_items)
 
 
-def _join_values(separator: str, values: list[Any], no_items: Any = "") -> Any:
+def _join_values(st: Any, separator: str, values: list[Any], no_items: Any = "") -> Any:
     """UNDEFINED items are skipped (if every item is, the result is UNDEFINED; with no
     items at all it is ``no_items``). As in HTCondor, the separator goes in front of an
     item only once the text so far is not empty: ``join(",", "", "a")`` is ``"a"``."""
-    out = ""
+    parts: list[str] = []
+    length = 0
     defined = False
     for value in values:
         if value is UNDEFINED:
@@ -140,11 +142,15 @@ def _join_values(separator: str, values: list[Any], no_items: Any = "") -> Any:
         text = to_string(value)
         if text is None:
             return ERROR
-        out = out + separator + text if out else text
+        if length:  # joined in one go at the end: linear, not quadratic
+            parts.append(separator)
+            length += len(separator)
+        parts.append(text)
+        length += len(text)
         defined = True
     if not defined:
         return UNDEFINED if values else no_items
-    return out
+    return building(st, length) or "".join(parts)
 
 
 @builtin("strcat", args=(0, None))
@@ -159,7 +165,7 @@ def _strcat(st: Any, args: list[Any]) -> Any:
         if text is None:
             return ERROR
         parts.append(text)
-    return "".join(parts)
+    return building(st, sum(map(len, parts))) or "".join(parts)
 
 
 @builtin("substr", args=(2, 3))

@@ -4,13 +4,13 @@ countMatches, debug."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ...errors import ClassAdSyntaxError
 from ..nodes import AttrRef, Node
 from ..operators import BINARY, compare, identical, truth
 from ..values import ERROR, UNDEFINED, AbsTime, AdBase, ClassAdList, Error, RelTime
+from .regex import compile_pattern
 from .registry import builtin
 
 __all__: list[str] = []
@@ -177,9 +177,8 @@ def _unresolved(st: Any, args: tuple[Node, ...]) -> Any:
     pattern = st.run(args[1], st)
     if type(pattern) is not str:
         return ERROR
-    try:
-        regex = re.compile(pattern)
-    except re.error:
+    regex = compile_pattern(pattern)
+    if regex is None:
         return ERROR
     return any(regex.search(name) for name in text.split(",") if name)
 

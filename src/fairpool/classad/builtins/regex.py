@@ -1,9 +1,14 @@
 """Regular-expression functions: regexp, regexpMember, regexps, replace, replaceAll.
 
-Patterns are PCRE in HTCondor; Python's ``re`` reads the same syntax for everything pools
-use (classes, groups, alternation, anchors, counted repeats). Options: ``i`` ignore case,
-``m`` multi-line anchors, ``s`` dot matches newline, ``x`` extended (spaces ignored),
-``f`` return the whole target with substitutions, ``g`` substitute every match.
+Patterns are PCRE in HTCondor; fairpool matches them with RE2 (the ``google-re2``
+binding), which reads the same syntax for everything pools use (classes, groups,
+alternation, anchors, counted repeats) and matches in time linear in the target: no pattern
+can make a match backtrack for hours (``^(a+)+$`` over forty a's and a ``!``), where PCRE
+gives up at its match limit and HTCondor answers ERROR. What RE2 does not read
+(backreferences, lookaround) is not a valid pattern here: ERROR (docs/compat.md). Options:
+``i`` ignore case, ``m`` multi-line anchors, ``s`` dot matches newline, ``x`` extended
+(blanks and ``#`` comments outside classes ignored), ``f`` return the whole target with
+substitutions, ``g`` substitute every match.
 """
 
 from __future__ import annotations
@@ -12,29 +17,40 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..values import ERROR, UNDEFINED, ClassAdList, Error
+import re2
+
+from ..scope import building
+from ..values import ERROR, MAX_STRING, UNDEFINED, ClassAdList, Error
 from .registry import builtin
 
 __all__ = ["compile_pattern"]
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAGS = {"i": "i", "m": "m", "s": "s"}
 _GROUP = re.compile(r"\\(\d)")
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False  # an invalid pattern is ERROR, not a line on standard error
+_EXTENDED = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|#[^\n]*|\s+", re.S)
 
 
 @lru_cache(maxsize=1024)
-def _compile(pattern: str, flags: int) -> re.Pattern[str] | None:
+def _compile(pattern: str, flags: str, extended: bool) -> Any:
+    if extended:
+        pattern = _EXTENDED.sub(_keep_escapes_and_classes, pattern)
     try:
-        return re.compile(pattern, flags)
-    except (re.error, OverflowError, RecursionError):
+        return re2.compile(f"(?{flags}){pattern}" if flags else pattern, _OPTIONS)
+    except (re2.error, TypeError, ValueError, OverflowError):
         return None
 
 
-def compile_pattern(pattern: str, options: str = "") -> re.Pattern[str] | None:
-    """The compiled pattern, or None if it is not a valid regular expression."""
-    flags = 0
-    for option in options:
-        flags |= _FLAGS.get(option, 0)
-    return _compile(pattern, flags)
+def _keep_escapes_and_classes(match: re.Match[str]) -> str:
+    text = match.group(0)
+    return text if text[0] in "\\[" else ""
+
+
+def compile_pattern(pattern: str, options: str = "") -> Any:
+    """The compiled pattern (``re``'s interface), or None if it is not a valid pattern."""
+    flags = "".join(sorted({_FLAGS[o] for o in options if o in _FLAGS}))
+    return _compile(pattern, flags, "x" in options)
 
 
 def _strings(args: list[Any]) -> Any:
@@ -82,7 +98,7 @@ def _regexp_member(st: Any, args: list[Any]) -> Any:
     return UNDEFINED if saw_undefined else False
 
 
-def _expand(template: str, match: re.Match[str]) -> str | None:
+def _expand(template: str, match: Any) -> str | None:
     """The substitute text with ``\\0``..``\\9`` replaced by the match's groups; None when
     it names a group the pattern does not have."""
     groups = match.re.groups
@@ -91,7 +107,7 @@ def _expand(template: str, match: re.Match[str]) -> str | None:
     return _GROUP.sub(lambda m: match.group(int(m.group(1))) or "", template)
 
 
-def _substitute(args: list[Any], options: str) -> Any:
+def _substitute(st: Any, args: list[Any], options: str) -> Any:
     bad = _strings(args)
     if bad is not None:
         return bad
@@ -104,7 +120,7 @@ def _substitute(args: list[Any], options: str) -> Any:
     if every and regex.search("") is not None and regex.fullmatch("") is not None:
         return ERROR  # an empty pattern would substitute forever
     pieces: list[str] = []
-    last = 0
+    last = length = 0
     for match in regex.finditer(target):
         if full:
             pieces.append(target[last : match.start()])
@@ -112,24 +128,28 @@ def _substitute(args: list[Any], options: str) -> Any:
         if expanded is None:
             return ERROR
         pieces.append(expanded)
+        length += len(expanded) + (match.start() - last if full else 0)
+        if length > MAX_STRING:
+            return building(st, length)
         last = match.end()
         if not every:
             break
     if full:
         pieces.append(target[last:])
-    return "".join(pieces)
+        length += len(target) - last
+    return building(st, length) or "".join(pieces)
 
 
 @builtin("regexps", args=(3, 4))
 def _regexps(st: Any, args: list[Any]) -> Any:
-    return _substitute(args, "")
+    return _substitute(st, args, "")
 
 
 @builtin("replace", args=(3, 4))
 def _replace(st: Any, args: list[Any]) -> Any:
-    return _substitute(args, "f")
+    return _substitute(st, args, "f")
 
 
 @builtin("replaceAll", args=(3, 4))
 def _replace_all(st: Any, args: list[Any]) -> Any:
-    return _substitute(args, "fg")
+    return _substitute(st, args, "fg")
