@@ -11,7 +11,14 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, event, given, note, settings
 from tests.classad.oracle import AVAILABLE, Answer, oracle
-from tests.classad.strategies import SAFE, Grammar, ads, expressions, match_ads
+from tests.classad.strategies import (
+    SAFE,
+    Grammar,
+    ads,
+    cross_scope_cases,
+    expressions,
+    match_ads,
+)
 
 from fairpool.classad import ClassAd, ClassAdSyntaxError, Expr
 from fairpool.classad.ad import new_state
@@ -130,6 +137,15 @@ def test_every_attribute_of_an_ad(my):
     assume(_ad_parses(my))
     for name in list(ClassAd(my))[:4]:
         check_value(_reference(name), my)
+
+
+@settings(max_examples=EXAMPLES)
+@given(cross_scope_cases())
+def test_lists_and_nested_ads_across_my_and_target(case):
+    """A function reads a list's elements from the ad it is called in, a subscript where
+    they were written; nested ads keep the ad they were written in (issue 14)."""
+    expr, my, target = case
+    check_value(expr, my, target)
 
 
 def _reference(name: str) -> str:

@@ -37,6 +37,7 @@ __all__ = [
     "real_text",
     "unparse",
     "unparse_ad",
+    "unparse_laid_out",
     "unparse_value",
 ]
 
@@ -132,33 +133,69 @@ def unparse_ad(ad: Any) -> str:
 
 def unparse(node: Node, old: bool = False) -> str:
     """An expression as ClassAd text (``old``: strings in old-syntax quoting)."""
+    return _text(node, old, None)
+
+
+def unparse_laid_out(node: Node) -> str:
+    """An expression as the ``unparse()`` function prints it: lists and nested ads over
+    lines, each opening on a new line, indented 3 (lists) or 4 (ads) past the line they
+    are written on, their items 3 or 4 further (classad2 25.14.1:
+    ``unparse(l)`` of ``l = {a, 2}`` is ``"\n   {\n      a,\n      2\n   }"``)."""
+    return _text(node, False, 0)
+
+
+def _laid_out(opening: str, closing: str, at: int, items: list[str], separator: str) -> str:
+    body = "\n" + separator.join(items) if items else ""
+    return f"\n{' ' * at}{opening}{body}\n{' ' * at}{closing}"
+
+
+def _text(node: Node, old: bool, indent: int | None) -> str:
+    """``indent``: the column of the line being written when laid out, None when flat."""
     kind = type(node)
+    if indent is not None and kind is ListLit:
+        at = indent + 3
+        items = [" " * (at + 3) + _text(item, old, at + 3) for item in node.items]
+        return _laid_out("{", "}", at, items, ",\n")
+    if indent is not None and kind is AdLit:
+        at = indent + 4
+        items = [
+            f"{' ' * (at + 4)}{quote_name(name)} = {_text(expr, old, at + 4)}"
+            for name, expr in node.attrs
+        ]
+        return _laid_out("[", "]", at, items, "; \n")
     if kind is Literal:
         if node.text is not None:
             return node.text
         if old and type(node.value) is str:
             return quote_string_old(node.value)
         return unparse_value(node.value)
+
+    def text(child: Node) -> str:
+        return _text(child, old, indent)
+
     if kind is AttrRef:
-        return _attribute(node, old)
+        if node.scope is not None:
+            return f"{text(node.scope)}.{node.name}"
+        name = quote_name(node.name)
+        return f".{name}" if node.absolute else name
     if kind is Binary:
-        return f"{unparse(node.left, old)} {node.op} {unparse(node.right, old)}"
+        return f"{text(node.left)} {node.op} {text(node.right)}"
     if kind is Unary:
-        return f" {node.op}{unparse(node.operand, old)}"
+        return f" {node.op}{text(node.operand)}"
     if kind is Paren:
-        return f"({unparse(node.inner, old)})"
+        return f"({text(node.inner)})"
     if kind is Cond:
-        return f"{unparse(node.cond, old)} ? {unparse(node.then, old)} : {unparse(node.other, old)}"
+        return f"{text(node.cond)} ? {text(node.then)} : {text(node.other)}"
     if kind is Elvis:
-        return f"{unparse(node.left, old)} ?: {unparse(node.right, old)}"
+        return f"{text(node.left)} ?: {text(node.right)}"
     if kind is Call:
-        return f"{node.name}({','.join(unparse(a, old) for a in node.args)})"
+        return f"{node.name}({','.join(text(a) for a in node.args)})"
     if kind is Subscript:
-        return f"{unparse(node.base, old)}[{unparse(node.index, old)}]"
+        return f"{text(node.base)}[{text(node.index)}]"
     if kind is ListLit:
-        return "{ " + ",".join(unparse(i, old) for i in node.items) + " }"
+        return "{ " + ",".join(text(i) for i in node.items) + " }"
     if kind is AdLit:
-        items = [f"{quote_name(name)} = {unparse(expr, old)}" for name, expr in node.attrs]
+        items = [f"{quote_name(name)} = {text(expr)}" for name, expr in node.attrs]
         return "[ " + "; ".join(items) + " ]"
     if kind is MatchSide:
         return node.side.upper()
@@ -168,10 +205,3 @@ def unparse(node: Node, old: bool = False) -> str:
 def quote_string_old(raw: str) -> str:
     """A string in old syntax: only the double quote is escaped; bytes are kept as they are."""
     return '"' + raw.replace('"', '\\"') + '"'
-
-
-def _attribute(node: AttrRef, old: bool) -> str:
-    if node.scope is not None:
-        return f"{unparse(node.scope, old)}.{node.name}"
-    name = quote_name(node.name)
-    return f".{name}" if node.absolute else name

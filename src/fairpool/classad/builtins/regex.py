@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..scope import elements
 from ..values import ERROR, UNDEFINED, ClassAdList, Error
 from .registry import builtin
 
@@ -72,7 +73,7 @@ def _regexp_member(st: Any, args: list[Any]) -> Any:
         return ERROR
     regex = compile_pattern(pattern, options)  # an invalid pattern matches nothing
     saw_undefined = False
-    for item in items:
+    for item in elements(st, items):
         if item is UNDEFINED:
             saw_undefined = True
         elif type(item) is not str:
