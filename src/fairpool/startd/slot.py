@@ -35,8 +35,17 @@ WITHIN_RESOURCE_LIMITS = Expr(
     "(TARGET.RequestGPUs is undefined || TARGET.RequestGPUs <= 0 || MY.GPUs >= TARGET.RequestGPUs)"
 )
 _REQUIREMENTS = {False: Expr("START"), True: Expr("START && WithinResourceLimits")}
-JOB_ATTRIBUTES = ("JobId", "JobStart", "LastPeriodicCheckpoint", "RetirementTimeRemaining")
+JOB_ATTRIBUTES = (
+    "JobId",
+    "JobStart",
+    "LastPeriodicCheckpoint",
+    "RetirementTimeRemaining",
+    "TotalJobRunTime",
+    "TotalJobSuspendTime",
+)
 CLAIM_ATTRIBUTES = (
+    "TotalClaimRunTime",
+    "TotalClaimSuspendTime",
     "RemoteUser",
     "RemoteOwner",
     "ClientMachine",
@@ -135,6 +144,13 @@ class Slot:
         if isinstance(group, str):
             self.ad["AccountingGroup"] = group
         self.publish_job()
+
+    def publish_times(self, now: int) -> None:
+        """The claim's and the job's run and suspension totals (Claim.times), kept current
+        at every pass and change so that policies can read them
+        (``PREEMPT = TotalClaimRunTime > 20``)."""
+        if self.claim is not None:
+            publish(self.ad, self.claim.times(now))
 
     def publish_job(self) -> None:
         """JobId, JobStart and LastPeriodicCheckpoint, present only while a job runs."""
