@@ -25,6 +25,10 @@ def test_a_preempt_policy_on_claim_run_time_fires():
     s.activate(100)
     s.advance(124)
     assert s.ad["State"] == "Claimed" and s.ad["TotalClaimRunTime"] == 24
+    # Time in each state and activity pair since the startd began: Unclaimed/Idle from 0,
+    # Claimed/Busy from 100; pairs never entered (or left at once) are not there.
+    pairs = {name: s.ad[name] for name in s.ad if name.startswith("TotalTime")}
+    assert pairs == {"TotalTimeUnclaimedIdle": 100, "TotalTimeClaimedBusy": 24}
     s.advance(125)
     assert (125, "Preempting/Vacating") in changes(s)
 
@@ -32,13 +36,13 @@ def test_a_preempt_policy_on_claim_run_time_fires():
 def test_suspension_and_a_second_job_under_the_same_claim():
     knobs = {
         "WANT_SUSPEND": "True",
-        "SUSPEND": "TotalJobRunTime >= 30 && TotalJobSuspendTime == 0",
+        "SUSPEND": "TotalJobRunTime >= 30 && TotalJobSuspendTime =?= undefined",
         "CONTINUE": "TotalJobSuspendTime >= 20",
     }
     s = startd(knobs, profile=MODERN)
     assert not any(name in s.ad for name in TIMES)  # no claim, no totals
     s.request_claim(100, vanilla("ann"))
-    assert _times(s) == [None, None, 0, 0]  # a claim, no job yet
+    assert _times(s) == [None, None, None, None]  # each appears once above 0
     s.activate(100)
     s.advance(140)
     # Suspended at the pass of 130 (30 s run), continued at 150 (20 s suspended).
@@ -49,7 +53,7 @@ def test_suspension_and_a_second_job_under_the_same_claim():
     assert _times(s) == [None, None, 80, 20]  # the job's totals go with it
     s.activate(210, vanilla("ann"))
     s.advance(235)
-    assert _times(s) == [25, 0, 105, 20]
+    assert _times(s) == [25, None, 105, 20]
     s.starter_exit(236)
     s.release(237)
     assert not any(name in s.ad for name in TIMES)

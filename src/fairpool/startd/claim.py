@@ -79,9 +79,11 @@ class Claim:
 
     def times(self, now: int) -> dict[str, int]:
         """TotalClaimRunTime and TotalClaimSuspendTime, and while a job is there
-        TotalJobRunTime and TotalJobSuspendTime (machine ClassAd attributes: running
-        totals of the time spent Claimed/Busy and Claimed/Suspended, by all the claim's
-        jobs and by the current one)."""
+        TotalJobRunTime and TotalJobSuspendTime: running totals of the time spent
+        Claimed/Busy and Claimed/Suspended by all the claim's jobs and by the current one
+        (manual, "Machine ClassAd Attributes"). Each is there once it is above 0, as in a
+        real startd's ad (HTCondor's regression-test ad small1slot: TotalClaimRunTime and
+        TotalJobRunTime 9, no suspension totals)."""
         suspended = self.suspend_time
         if self.suspended_since is not None:
             suspended += now - self.suspended_since
@@ -92,7 +94,7 @@ class Claim:
         }
         if self.job is not None:
             times.update(TotalJobRunTime=running, TotalJobSuspendTime=suspended)
-        return times
+        return {name: value for name, value in times.items() if value > 0}
 
     def user(self) -> str | None:
         """RemoteUser: the request's ``User`` (user@domain), else its ``Owner``."""

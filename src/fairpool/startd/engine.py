@@ -193,6 +193,7 @@ class Engine:
             Change(self.now, slot.name, number, source, (state, activity), cause, expression)
         )
         self._leave(slot, state)
+        slot.leave_pair(self.now)
         if state is not slot.state:
             slot.entered_state = self.now
         slot.state, slot.activity = state, activity

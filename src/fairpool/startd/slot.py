@@ -101,6 +101,7 @@ class Slot:
     timers: dict[str, int] = field(default_factory=dict)
     changes_made: int = 0
     alive: bool = True
+    pair_times: dict[str, int] = field(default_factory=dict)  # TotalTime<State><Activity>
 
     @property
     def pair(self) -> tuple[State, Activity]:
@@ -145,12 +146,22 @@ class Slot:
             self.ad["AccountingGroup"] = group
         self.publish_job()
 
+    def leave_pair(self, now: int) -> None:
+        """Bank the time spent in the current state and activity (before a change)."""
+        name = f"TotalTime{self.state}{self.activity}"
+        self.pair_times[name] = self.pair_times.get(name, 0) + now - self.entered_activity
+
     def publish_times(self, now: int) -> None:
-        """The claim's and the job's run and suspension totals (Claim.times), kept current
-        at every pass and change so that policies can read them
-        (``PREEMPT = TotalClaimRunTime > 20``)."""
+        """The claim's and the job's run and suspension totals (Claim.times) and the time
+        spent in each state and activity pair (``TotalTimeClaimedBusy``..., each defined
+        once above 0, manual "Machine ClassAd Attributes"), kept current at every pass and
+        change so that policies can read them (``PREEMPT = TotalClaimRunTime > 20``)."""
         if self.claim is not None:
             publish(self.ad, self.claim.times(now))
+        current = f"TotalTime{self.state}{self.activity}"
+        totals = dict(self.pair_times)
+        totals[current] = totals.get(current, 0) + now - self.entered_activity
+        publish(self.ad, {name: value for name, value in totals.items() if value > 0})
 
     def publish_job(self) -> None:
         """JobId, JobStart and LastPeriodicCheckpoint, present only while a job runs."""
