@@ -33,6 +33,12 @@ _ACCOUNTANT = [
     ("MAX_ACCOUNTANT_DATABASE_SIZE", "int", "1000000", "bytes before the log is compacted"),
     ("ACCOUNTING_DOMAIN", "string", "$(UID_DOMAIN)", "domain appended to submitter names"),
     ("UID_DOMAIN", "string", "localdomain", "the pool's user domain (HTCondor: the host name)"),
+    (
+        "FILESYSTEM_DOMAIN",
+        "string",
+        "$(UID_DOMAIN)",
+        "machines sharing a file system (HTCondor: host)",
+    ),
     ("NICE_USER_ACCOUNTING_GROUP_NAME", "string", "nice-user", "accounting prefix of nice jobs"),
     ("SPOOL", "path", "$(LOCAL_DIR)/spool", "the spool directory"),
     ("LOCAL_DIR", "path", "/var/lib/condor", "the daemon's local state directory"),

@@ -8,7 +8,7 @@ claim attributes when a claim begins or a job starts, and Requirements per state
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -57,10 +57,17 @@ CLAIM_ATTRIBUTES = (
 JOB_ONLY = frozenset({"owner", "imagesize", "jobuniverse"})
 
 
-def limit_resources(ad: ClassAd) -> None:
+def limit_resources(ad: ClassAd, custom: Sequence[str] = ()) -> None:
     """A partitionable slot's Requirements as the startd publishes it (startd.md §5, §11):
-    START, and the resources a request must fit."""
-    ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
+    START, and the resources a request must fit; a custom resource X adds
+    ``(TARGET.RequestX is undefined || MY.X >= TARGET.RequestX)``."""
+    limits = WITHIN_RESOURCE_LIMITS
+    if custom:
+        clauses = [
+            f"(TARGET.Request{x} is undefined || MY.{x} >= TARGET.Request{x})" for x in custom
+        ]
+        limits = Expr(" && ".join([str(WITHIN_RESOURCE_LIMITS), *clauses]))
+    ad["WithinResourceLimits"] = limits
     ad["Requirements"] = _REQUIREMENTS[True]
 
 

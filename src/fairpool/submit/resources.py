@@ -30,6 +30,9 @@ def add_resources(ad: ClassAd, job: JobInput, universe: str) -> None:
     gpus = job.get("request_gpus")
     if gpus is not None:
         ad["RequestGPUs"] = _count(job, "request_gpus", gpus)
+    custom = _custom_requests(job)
+    for name, command in custom.items():
+        ad[f"Request{name}"] = _count(job, command, job.get(command) or "0")
     transfer = _transfer(job)
     ad["ShouldTransferFiles"] = transfer
     ad["WhenToTransferOutput"] = (job.get("when_to_transfer_output") or "ON_EXIT").upper()
@@ -46,8 +49,24 @@ def add_resources(ad: ClassAd, job: JobInput, universe: str) -> None:
             cpus_requested=job.get("request_cpus") is not None,
             gpus_requested=gpus is not None,
             transfer=transfer,
+            custom=tuple(custom),
         )
     )
+
+
+_STANDARD = frozenset({"request_cpus", "request_memory", "request_disk", "request_gpus"})
+
+
+def _custom_requests(job: JobInput) -> dict[str, str]:
+    """Custom machine resources the job asks for (condor_submit manual, request_<name>:
+    ``request_cogs = 2`` gives ``RequestCogs``): resource name -> submit command."""
+    found = {}
+    for command in sorted(job.scope.macros):
+        if command.startswith("request_") and command not in _STANDARD:
+            tag = command[len("request_") :]
+            if tag and job.get(command) is not None:
+                found[tag[0].upper() + tag[1:]] = command
+    return found
 
 
 def _count(job: JobInput, command: str, default: str) -> int | Expr:
