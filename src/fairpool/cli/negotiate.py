@@ -83,11 +83,10 @@ __all__ = ["negotiate"]
 )
 @click.option(
     "--interval",
-    default=60.0,
-    show_default=True,
+    default=None,
     type=click.FloatRange(min=0),
     metavar="SECONDS",
-    help="Time between cycles (NEGOTIATOR_INTERVAL).",
+    help="Time between cycles (default: the configuration's NEGOTIATOR_INTERVAL, 60).",
 )
 @click.option(
     "--start",
@@ -112,7 +111,7 @@ def negotiate(
     owner: str | None,
     state: str,
     cycles: int,
-    interval: float,
+    interval: float | None,
     start: float | None,
     json_out: str | None,
     quiet: bool,
@@ -125,6 +124,8 @@ def negotiate(
         slot_ads = read_slot_ads(slots) if slots else machine_ads(knobs)
         job_ads = read_job_ads(jobs) if jobs else []
         leftovers = knobs.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS", True)
+        if interval is None:
+            interval = float(knobs.get_int("NEGOTIATOR_INTERVAL", 60) or 60)
         now = start if start is not None else pool_time(slot_ads) or float(int(time.time()))
         for path, submitter in _owned(submits, owner or getpass.getuser()):
             job_ads += submit_job_ads(
@@ -143,7 +144,8 @@ def negotiate(
     )
     run = DryRun(pool, params, policy, AccountantStore(state))
     results = []
-    for number, result in enumerate(run.cycles(cycles, now, interval), 1):
+    resume = start is None  # no --start: a saved state's clock goes on
+    for number, result in enumerate(run.cycles(cycles, now, interval, resume), 1):
         _report(number, result, quiet)
         results.append(result)
         if json_out:  # rewritten after each cycle, so a killed run keeps what it finished

@@ -46,9 +46,15 @@ class DryRun:
         """The group each customer is charged to (None without groups)."""
         return group_assigner(self.params)
 
-    def cycles(self, count: int, start: float, interval: float) -> Iterator[CycleResult]:
-        """Run ``count`` cycles from ``start``, ``interval`` seconds apart."""
+    def cycles(
+        self, count: int, start: float, interval: float, resume: bool = False
+    ) -> Iterator[CycleResult]:
+        """Run ``count`` cycles from ``start``, ``interval`` seconds apart. ``resume``: a
+        state that has already reached ``start`` goes on from its last cycle (one
+        interval later) instead of going back in time."""
         accountant = self.store.load(self.policy, self.group_of())
+        if resume and 0 < start <= accountant.last_update:
+            start = accountant.last_update + interval
         for number in range(count):
             now = start + number * interval
             result = negotiate(self.pool, accountant, self.params, now)
