@@ -184,8 +184,8 @@ EVALSET AccountingGroup = join(".",AcctGroup,AcctGroupUser)
 @end
 JOB_TRANSFORM_NAMES = $(JOB_TRANSFORM_NAMES) AssignAccountingGroup
 SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) CheckRequestedGroup AssignAccountingGroup
-SUBMIT_REQUIREMENT_CheckRequestedGroup = RequestedAcctGroup is undefined || \
-RequestedAcctGroup == AcctGroup
+SUBMIT_REQUIREMENT_CheckRequestedGroup = ($(2:true)) =!= true || \
+RequestedAcctGroup is undefined || RequestedAcctGroup == AcctGroup
 SUBMIT_REQUIREMENT_CheckRequestedGroup_REASON = \
 strcat("Permission denied setting accounting_group to ", RequestedAcctGroup)
 SUBMIT_REQUIREMENT_AssignAccountingGroup = AcctGroup isnt undefined && \
