@@ -11,6 +11,7 @@ from ...errors import ClassAdSyntaxError
 from ..nodes import AttrRef, Node
 from ..operators import BINARY, compare, identical, truth
 from ..scope import elements, lookup
+from ..unparse import unparse_value
 from ..values import ERROR, UNDEFINED, AbsTime, AdBase, ClassAdList, Error, RelTime
 from .registry import builtin
 
@@ -118,15 +119,18 @@ def _all_compare(st: Any, args: list[Any]) -> Any:
 
 @builtin("eval", pure=False)
 def _eval(st: Any, args: list[Any]) -> Any:
+    """A string is parsed and evaluated; any other value goes through its text, as
+    HTCondor's library does: a real keeps the 16 digits the writer prints
+    (``eval(0.30000000000000004)`` is 0.3), a list written with names evaluates them here
+    (classad2 25.14.1)."""
     value = args[0]
     if value is UNDEFINED or type(value) in (AbsTime, RelTime):
         return ERROR  # HTCondor's eval() does not pass these through (other values it does)
-    if type(value) is not str:
-        return value
     from ..parser import parse_expr
 
+    text = value if type(value) is str else unparse_value(value)
     try:
-        node = parse_expr(value)
+        node = parse_expr(text)
     except ClassAdSyntaxError:
         return ERROR
     return st.run(node, st)
