@@ -127,7 +127,7 @@ def bench_starts(root: Path, count: int, slots: int = 32) -> None:
     (work / "true.sub").write_text(
         f"executable = /bin/true\nrequest_memory = 1\nshould_transfer_files = NO\nqueue {count}\n"
     )
-    knobs = {"NUM_CPUS": slots, "SCHEDD_INTERVAL": 2, "UPDATE_INTERVAL": 5}
+    knobs = {"NUM_CPUS": slots, "NUM_SLOTS": slots, "SCHEDD_INTERVAL": 2, "UPDATE_INTERVAL": 5}
     with pool(root / "pool-starts", **knobs) as url, httpx.Client(timeout=60) as http:
         wait(lambda: len(_ads(http, url, "Machine")) == slots, 30, "the startd's slots")
         subprocess.run(

@@ -58,6 +58,9 @@ class LivePool:
     def __init__(self, directory: Path, **knobs: object) -> None:
         self.directory = directory
         self.knobs = {**BASE, **{k: str(v) for k, v in knobs.items()}}
+        # one static slot per core unless a test says otherwise (a personal pool has one
+        # partitionable slot, as HTCondor 23 has)
+        self.knobs.setdefault("NUM_SLOTS", self.knobs["NUM_CPUS"])
         self.config = directory / "test_config"
         self.url = ""
         self.http = httpx.Client(timeout=30)

@@ -28,6 +28,11 @@ Left out of the oracle-safe grammar, and why:
 * ``evalInEachContext(E, ...)`` where E yields a list or an ad: classad2 returns the list
   emptied (``{{}}`` for ``evalInEachContext({1}, {[a = 1]})``) and crashes on an ad, the
   signs of a result that outlives its storage; E is a literal or an operator expression.
+  In ``cross_scope_cases`` E may also be a name the calling ad defines (HTCondor looks it
+  up there first, fairpool too); a name found nowhere, in a match, gives classad2 results
+  that depend on where the contexts are stored (``evalInEachContext(z, l)`` with
+  ``l = {[z = 4]}`` is undefined, written in place it is ``{4}``), and ``TARGET.x`` as E
+  gives undefined or a value of no type: not generated, not modelled.
 * The crash of spec §7.10 (``[b = {[c = 2]}]["b"][0]``): the oracle survives it (the
   worker is restarted and the input skipped), so nothing is excluded for it.
 """
@@ -51,6 +56,7 @@ __all__ = [
     "Gen",
     "Grammar",
     "ads",
+    "cross_scope_cases",
     "expressions",
     "match_ads",
 ]
@@ -389,7 +395,15 @@ def _conditional(test: Gen, then: Gen, other: Gen, form: str) -> Gen:
 
 # -- calls ----------------------------------------------------------------------------
 # Functions whose value depends on the clock or a random generator.
-EXCLUDED_FUNCTIONS = frozenset({"time", "random", "daytime"})
+EXCLUDED_FUNCTIONS = frozenset({"time", "random", "daytime", "currenttime"})
+# Uses of the clock whose value does not depend on the time.
+CLOCK_FREE = (
+    "isAbsTime(currentTime())",
+    "isRelTime(currentTime() - absTime(0))",
+    "splitTime(currentTime()).Type",
+    "isInteger(time())",
+    "currentTime(1)",
+)
 # Functions that convert a double to an integer (or to a date) somewhere inside, with the
 # size their arguments must stay under.
 SINKS = {
@@ -524,6 +538,7 @@ def expressions(grammar: Grammar = SAFE, depth: int = 3) -> st.SearchStrategy[Ge
         st.builds(_subscript, sub, st.one_of(ints, strings, names.map(_string), sub)),
         st.builds(_select, sub, ad_names),
         _shifts(grammar),
+        st.sampled_from(CLOCK_FREE).map(lambda t: Gen(t, 0)),
     )
     return st.deferred(lambda: strategy)  # keeps hypothesis from printing the whole grammar
 
@@ -561,6 +576,61 @@ def match_ads(grammar: Grammar = SAFE) -> st.SearchStrategy[str]:
         _requirement(grammar),
         nested,
     )
+
+
+# -- lists and nested ads across MY and TARGET -----------------------------------------
+# Both ads define a and b; l holds element expressions that read names (some through
+# nested ads), m holds nested ads. Functions over those lists evaluate the elements from
+# the calling ad, subscripts where they were written (fairpool.classad.scope).
+_ELEMENTS = (
+    "a", "b", "n.p", "MY.a", "TARGET.b", "[x = a].x", "{a, b}[1]", "ifThenElse(true, a, b)",
+    "1", "2.5", '"s"', "undefined", "n", "{a}", "size(l)", "PARENT.a",
+)  # fmt: skip
+_CONTEXTS = ("[q = a]", "[q = b; a = 30]", "[q = n.p]", "[a = 40]", "[q = TARGET.a]", "3")
+_LIST_CALLS = (
+    "sum({})", "avg({})", "min({})", "max({})", "member(2, {})", "identicalMember(a, {})",
+    'anyCompare("<", {}, 3)', 'allCompare(">=", {}, 1)', 'join(",", {})', "size({})",
+    "quantize(2, {})", 'regexpMember("s", {})', "{}[0]", "{}[1]", "{}", "sum({}) + a",
+)  # fmt: skip
+_CONTEXT_CALLS = (
+    "evalInEachContext(q + a, {})", "evalInEachContext(a, {})",
+    "evalInEachContext(b * 2, {})", "evalInEachContext(sum(l), {})", "countMatches(q > 1, {})",
+    "countMatches(a, {})", "evalInEachContext(MY.b, {})", "{}.q", "{}[0].q", "size({})",
+    "evalInEachContext(a + PARENT.b, {})", "evalInEachContext(isUndefined(q), {})",
+)  # fmt: skip
+# Not unparse(m) or unparse(n): an ad of two attributes prints in classad2's hash-table
+# order, fairpool's in written order (docs/compat.md).
+_UNPARSED = ("unparse(l)", "unparse(MY.l)", "unparse(TARGET.n)", "unparse(a)")
+_UNFOUND = ("evalInEachContext(q, {})", "countMatches(q, {})")  # outside a match only
+
+
+def _cross_ad(draw: st.DrawFn, a: int) -> str:
+    elements = draw(st.lists(st.sampled_from(_ELEMENTS), max_size=4))
+    contexts = draw(st.lists(st.sampled_from(_CONTEXTS), max_size=3))
+    nested = draw(st.sampled_from(("[p = a]", f"[p = {a + 5}]", "[p = b; b = 9]", "[q = 1]")))
+    return (
+        f"[a = {a}; b = {draw(st.integers(-3, 12))}; n = {nested}; "
+        f"l = {{{', '.join(elements)}}}; m = {{{', '.join(contexts)}}}]"
+    )
+
+
+@st.composite
+def cross_scope_cases(draw: st.DrawFn) -> tuple[str, str, str | None]:
+    """(expression, MY, TARGET or None): functions, subscripts and unparse over lists and
+    nested ads whose elements read names of MY, TARGET and their own ad."""
+    my, target = _cross_ad(draw, 1), _cross_ad(draw, 2)
+    if draw(st.integers(0, 9)) == 0:  # a name found nowhere (module docstring)
+        call = draw(st.sampled_from(_UNFOUND)).format(draw(st.sampled_from(("m", "MY.m"))))
+        return call, my, None
+    scope = draw(st.sampled_from(("", "MY.", "TARGET.")))
+    call = draw(
+        st.one_of(
+            st.sampled_from(_LIST_CALLS).map(lambda c: c.format(f"{scope}l")),
+            st.sampled_from(_CONTEXT_CALLS).map(lambda c: c.format(f"{scope}m")),
+            st.sampled_from(_UNPARSED),
+        )
+    )
+    return call, my, target
 
 
 # -- text for the parser fuzz ---------------------------------------------------------

@@ -372,8 +372,10 @@ def test_userprio_shows_and_edits_the_live_negotiators_records(pool):
         if line.startswith(submitter)
     )
     assert row.split()[2] == "7.00"
-    unknown = run(pool, "userprio", "-setfactor", "nobody@nowhere", "2", code=1)
-    assert "no submitter named 'nobody@nowhere'" in unknown.stderr
+    # as condor_userprio: an edit creates the record of a submitter not seen yet
+    new = run(pool, "userprio", "-setfactor", "nobody@nowhere", "2").stdout
+    assert new == "The priority factor of nobody@nowhere was set to 2.000000\n"
+    assert pool.accountant()["nobody@nowhere"]["factor"] == 2.0
 
 
 # -- refusals and drain (last: it changes the slots) ----------------------------------------

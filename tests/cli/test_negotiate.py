@@ -260,3 +260,17 @@ def test_the_configured_group_map_assigns_and_refuses(tmp_path):
     assert refused.exit_code == 1
     assert "asking.sub:2:" in refused.output and "group_atlas" in refused.output
     assert not (tmp_path / "b").exists()
+
+
+def test_cycles_are_negotiator_interval_apart(pool, tmp_path):
+    # HTCondor's negotiator starts a cycle every NEGOTIATOR_INTERVAL seconds (manual,
+    # "condor_negotiator Configuration File Entries"; spec negotiator.md §0 defaults);
+    # the configuration's value spaces the dry run's cycles unless --interval is given.
+    out = tmp_path / "out.json"
+    Path(pool["config"]).write_text("NEGOTIATOR_INTERVAL = 20\n")
+    common = ("--config", pool["config"], "--start", str(NOW), "--cycles", "3", "--quiet")
+    result = _run(pool, *common, "--json", str(out))
+    assert result.exit_code == 0, result.output
+    assert [c["time"] for c in json.loads(out.read_text())["cycles"]] == [NOW, NOW + 20, NOW + 40]
+    result = _run(pool, *common, "--interval", "7", "--json", str(out))
+    assert [c["time"] for c in json.loads(out.read_text())["cycles"]][1] == NOW + 7

@@ -102,6 +102,11 @@ TEMPLATE_USES = [
     for category, name in TEMPLATES
     if name != "SEED_DEFAULT"
 ]
+# the second argument of AssignAccountingGroup (check_request; issue 14)
+TEMPLATE_USES += [
+    f"FEATURE : AssignAccountingGroup(/etc/condor/groups.map, {check})"
+    for check in ("false", "true")
+]
 
 
 @pytest.mark.parametrize("use", TEMPLATE_USES)
@@ -237,3 +242,40 @@ def test_generated_configurations_expand_as_htcondor(oracle, tmp_path_factory, t
     path.write_text(text)
     config = parse_config_text(text, str(path), env={}, strict=False)
     assert _differences(oracle, path, config) == {}
+
+
+# Table defaults that differ from HTCondor's on purpose (docs/compat.md), besides
+# OUR_DEFAULTS: paths under fairpool's LOCAL_DIR, the domains that follow UID_DOMAIN, the
+# seed's RunBenchmarks, HTCondor 25's catalog space in MODIFY_REQUEST_EXPR_REQUESTDISK,
+# GANGLIAD's $(ETC) (unset in fairpool); REQUIRE_LOCAL_CONFIG_FILE is set by the worker.
+DELIBERATE = {
+    *("SPOOL", "LOG", "ACCOUNTANT_DATABASE_FILE", "DEFRAG_LOG", "POOL_HISTORY_DIR"),
+    *("ACCOUNTING_DOMAIN", "FILESYSTEM_DOMAIN", "RUNBENCHMARKS", "REQUIRE_LOCAL_CONFIG_FILE"),
+    *("MODIFY_REQUEST_EXPR_REQUESTDISK", "GANGLIAD_METRICS_CONFIG_DIR"),
+}
+
+
+def test_every_table_default_is_htcondors(oracle, tmp_path: Path) -> None:
+    """Issue 14: each knob of fairpool's parameter table has the default HTCondor's own
+    table gives it (htcondor2 25.14.1 reading an empty configuration: the wheel carries
+    HTCondor's parameter table, e.g. MATCH_TIMEOUT 120, CLAIM_WORKLIFE 1200,
+    CONSUMPTION_CPUS quantize(target.RequestCpus,{1})), except the deliberate ones.
+    Knobs HTCondor's table leaves unset are fairpool's own and not compared."""
+    from fairpool.config.params import PARAMS
+
+    path = tmp_path / "empty.config"
+    path.write_text("\n")
+    config = load_config(path, env={})
+    names = [p.name for p in PARAMS.values()]
+    theirs = oracle.read(path, names)
+    assert theirs["MATCH_TIMEOUT"] == 120  # the wheel's table, not a configuration
+    skipped = OUR_DEFAULTS | DELIBERATE
+    differences = {
+        n: (config.get(n), theirs[n])
+        for n in names
+        if theirs[n] is not None
+        and n.upper() not in skipped
+        and not any(marker in n.upper() for marker in HOST_DEPENDENT)
+        and not _agrees(config, n, theirs[n])
+    }
+    assert differences == {}

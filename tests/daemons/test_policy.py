@@ -44,6 +44,14 @@ def _pid(work: Path, name: str = "job", proc: int = 0) -> int:
     return int(path.read_text())
 
 
+def _text(path: Path) -> str:
+    """What a job wrote to ``path`` (empty until it has written it whole)."""
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        return ""
+
+
 def _status(pid: int) -> str | None:
     try:
         return psutil.Process(pid).status()
@@ -86,8 +94,7 @@ def test_preempt_vacates_with_sigterm_then_sigkill_after_the_vacate_time(tmp_pat
         pool.submit(_job(work, script), work)
         pid = _pid(work)
         started = (work / "job.0.pid").stat().st_mtime  # when the job began
-        pool.wait(lambda: (work / "term").exists(), 20, "SIGTERM to the job")
-        term = float((work / "term").read_text())
+        term = float(pool.wait(lambda: _text(work / "term"), 20, "SIGTERM to the job"))
         pool.wait(lambda: _status(pid) is None, 20, "the job killed")
         killed = time.time()
         # PREEMPT after 2 s Busy (EnteredCurrentActivity is a whole second; passes each s)
@@ -110,8 +117,7 @@ def test_kill_ends_a_vacating_job_before_its_vacate_time(tmp_path: Path) -> None
     with LivePool(tmp_path / "pool", NUM_CPUS=1, **policy) as pool:
         pool.submit(_job(work, script), work)
         pid = _pid(work)
-        pool.wait(lambda: (work / "term").exists(), 20, "SIGTERM to the job")
-        term = float((work / "term").read_text())
+        term = float(pool.wait(lambda: _text(work / "term"), 20, "SIGTERM to the job"))
         pool.wait(lambda: _status(pid) is None, 20, "the job killed")
         assert time.time() - term < 10  # KILL at the next pass, not after 60 s
         pool.wait(lambda: pool.jobs("JobStatus == 1 && NumJobStarts == 1"), 10)

@@ -11,9 +11,20 @@ def _ads(text: str):
     return machine_ads(TextKnobs(text, "startd.config"))
 
 
-def test_one_static_slot_per_cpu_by_default():
-    # NUM_CPUS = 4, MEMORY 8192 MiB, DISK 100 GiB: four slots of 1 core, 2048 MiB, 25 GiB
-    ads = _ads("NUM_CPUS = 4\nMEMORY = 8192\n")
+def test_one_partitionable_slot_by_default():
+    # HTCondor's manual ("condor_startd policy configuration"): "Beginning with HTCondor
+    # 23.0 the condor_startd will create a single partitionable slot by default."
+    (pslot,) = _ads("NUM_CPUS = 4\nMEMORY = 8192\n")
+    assert pslot.eval("PartitionableSlot") is True and pslot.eval("Name") == "slot1@localhost"
+    assert (pslot.eval("Cpus"), pslot.eval("Memory"), pslot.eval("TotalSlotCpus")) == (4, 8192, 4)
+    assert str(pslot.lookup("Requirements")) == "START && WithinResourceLimits"
+
+
+def test_num_slots_gives_static_slots():
+    # The same page: "To simply configure static slots in any version, configure NUM_SLOTS
+    # to the integer number of slots desired." NUM_SLOTS = 4 on 4 cores, MEMORY 8192 MiB,
+    # DISK 100 GiB: four slots of 1 core, 2048 MiB, 25 GiB.
+    ads = _ads("NUM_CPUS = 4\nNUM_SLOTS = 4\nMEMORY = 8192\n")
     assert [a.eval("Name") for a in ads] == [f"slot{i}@localhost" for i in range(1, 5)]
     assert {(a.eval("Cpus"), a.eval("Memory"), a.eval("Disk")) for a in ads} == {
         (1, 2048, 100 * 1024 * 1024 // 4)
@@ -32,7 +43,9 @@ def test_partitionable_slot_with_a_consumption_policy():
     assert pslot.eval("PartitionableSlot") is True
     assert (pslot.eval("Cpus"), pslot.eval("Memory")) == (8, 150)
     assert pslot.eval("SlotWeight") == 6  # floor(150 / 25)
-    assert pslot.eval("ConsumptionMemory") == 25 and "ConsumptionDisk" not in pslot
+    assert pslot.eval("ConsumptionMemory") == 25
+    # CONSUMPTION_DISK is not set: HTCondor's default (manual, CONSUMPTION_<Resource>)
+    assert str(pslot.lookup("ConsumptionDisk")) == "quantize(target.RequestDisk,{ 1024 })"
 
 
 def test_typed_and_auto_shares():

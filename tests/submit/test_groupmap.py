@@ -38,14 +38,23 @@ def test_seed_map_refuses_another_group(seed: GroupMap):
         seed.assign("Alice", "group_atlas")
     err = caught.value
     assert err.source == str(SEED_MAP) and err.line == 2
-    assert "'Alice' may not use accounting group 'group_atlas'" in err.message
+    # SUBMIT_REQUIREMENT_CheckRequestedGroup_REASON of the metaknob
+    assert "Permission denied setting accounting_group to group_atlas" in err.message
     assert "group_physics" in err.message
 
 
-def test_users_the_map_does_not_name_keep_their_request(seed: GroupMap):
+def test_users_the_map_does_not_name_are_refused(seed: GroupMap):
+    # manual, "Configuration Templates", AssignAccountingGroup: the Owner is mapped to
+    # its allowed groups; a user the map does not name fails
+    # SUBMIT_REQUIREMENT_AssignAccountingGroup, with its reason
     assert seed.groups_for("dave") == []
-    assert seed.assign("dave", "group_cms") == "group_cms"
-    assert seed.assign("dave", None) is None
+    for requested, tail in (("group_cms", " group_cms"), (None, "")):
+        with pytest.raises(SubmitError) as caught:
+            seed.assign("dave", requested)
+        assert caught.value.message == (
+            "Submit requirement AssignAccountingGroup not met - Could not map 'dave' to an "
+            "accounting group" + tail
+        )
     assert seed.groups_for("alice") == []  # literal names keep their case
     assert seed.groups_for("a_student_x") == []  # the pattern is anchored with ^
 
@@ -55,8 +64,27 @@ def test_choice_list_first_is_default():
     assert groups.groups_for("Dave") == ["group_cms", "group_atlas"]
     assert groups.assign("Dave", None) == "group_cms"
     assert groups.assign("Dave", "group_atlas") == "group_atlas"
-    with pytest.raises(SubmitError, match="may not use accounting group 'group_lhcb'"):
+    with pytest.raises(
+        SubmitError, match="Permission denied setting accounting_group to group_lhcb"
+    ):
         groups.assign("Dave", "group_lhcb")
+
+
+def test_an_unchecked_request_falls_back_to_the_first_group(tmp_path):
+    # AssignAccountingGroup(map, false): "the requested accounting group will be ignored
+    # if it is not valid" (manual, "Configuration Templates"); the user gets the group
+    # the map gives first
+    from fairpool.config import parse_config_text
+    from fairpool.submit import configured_group_map
+
+    path = tmp_path / "groups.map"
+    path.write_text("* Dave group_cms, group_atlas\n")
+    for argument, check in (("", True), (", true", True), (", false", False)):
+        config = parse_config_text(f"use FEATURE : AssignAccountingGroup({path}{argument})\n")
+        groups = configured_group_map(config)
+        assert groups.check_request is check
+    assert groups.assign("Dave", "group_lhcb") == "group_cms"
+    assert groups.assign("Dave", "group_atlas") == "group_atlas"
 
 
 def test_literal_before_pattern_and_case_option():
@@ -71,7 +99,7 @@ def test_refusal_from_a_submit_file_names_the_submit_line(seed: GroupMap):
         parse_submit(text, "job.sub").job_ads(owner="Alice", group_map=seed)
     err = caught.value
     assert (err.source, err.line) == ("job.sub", 2)
-    assert "'Alice' may not use accounting group 'group_atlas'" in err.message
+    assert "Permission denied setting accounting_group to group_atlas" in err.message
     assert f"{SEED_MAP}:2" in err.message
 
 

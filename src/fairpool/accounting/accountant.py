@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .records import MIN_PRIORITY, Customer, is_group_name
 
-__all__ = ["Accountant", "AccountantPolicy", "Priority", "PriorityView", "Usage"]
+__all__ = ["LEASES", "Accountant", "AccountantPolicy", "Priority", "PriorityView", "Usage"]
 
 MIN_PRIORITY_FACTOR = 1.0
 ROOT_GROUP = "<none>"
@@ -134,7 +134,9 @@ class Accountant:
 
     # -- the cycle's two accounting steps -------------------------------------------
     def update_priorities(self, now: float) -> None:
-        """Age every RUP to ``now`` and charge the usage held since the last update."""
+        """End the leases that ran out (HTCondor does so as each cycle starts), age every
+        RUP to ``now`` and charge the usage held since the last update."""
+        self.expire_leases(now)
         passed = now - self.last_update
         if self.last_update <= 0 or passed < 0:
             self.last_update = now
@@ -147,9 +149,12 @@ class Accountant:
             self.changed.add(record.name)
         self.last_update = now
 
-    def set_usage(self, usage: Mapping[str, Usage]) -> None:
+    def set_usage(self, usage: Mapping[str, Usage], now: float | None = None) -> None:
         """Replace every customer's current usage with ``usage`` (submitters), adding it up
-        into each submitter's group and, as subtree usage, into every ancestor group."""
+        into each submitter's group and, as subtree usage, into every ancestor group.
+        With ``now``, whoever holds slots now has used them now (``LastUsageTime``): what
+        the next update would record, so that condor_userprio lists the submitters of a
+        single dry-run cycle as active."""
         totals: dict[str, Usage] = {}
         subtree: dict[str, float] = {}
         for name, held in usage.items():
@@ -176,6 +181,9 @@ class Accountant:
                     record.hier_weighted_resources_used,
                 ) = new
                 self.changed.add(name)
+            if now is not None and held.count > 0 and record.last_usage_time < int(now):
+                record.last_usage_time = int(now)
+                self.changed.add(name)
 
     # -- condor_userprio's edits ----------------------------------------------------
     def set_factor(self, name: str, factor: float) -> None:
@@ -183,8 +191,8 @@ class Accountant:
         self.changed.add(name)
 
     def set_priority(self, name: str, priority: float) -> None:
-        """Set the RUP (values below 0.5 read as 0.5)."""
-        self.customer(name).priority = max(priority, MIN_PRIORITY)
+        """Set the RUP as given; values below 0.5 read as 0.5 (spec negotiator.md §1.7)."""
+        self.customer(name).priority = priority
         self.changed.add(name)
 
     def set_ceiling(self, name: str, ceiling: int) -> None:
@@ -228,6 +236,49 @@ class Accountant:
     def set_last_usage(self, name: str, when: int) -> None:
         self.customer(name).last_usage_time = when
         self.changed.add(name)
+
+    # -- leases (condor_userprio -duration, HTCondor 25; spec negotiator.md §1.7) ---
+    def set_lease(self, name: str, kind: str, value: float, duration: int, now: float) -> None:
+        """Set ``kind`` (``ceiling``, ``floor``, ``priority-factor``) to ``value`` for
+        ``duration`` seconds; ValueError while an earlier lease is in effect."""
+        field, expires, before = LEASES[kind]
+        record = self.customer(name)
+        ends = getattr(record, expires)
+        if ends > now:
+            raise ValueError(f"{kind} lease for {name} is already in effect (expires at {ends})")
+        setattr(record, before, getattr(record, field))
+        setattr(record, expires, int(now) + duration)
+        setattr(record, field, value)
+        self.changed.add(name)
+
+    def cancel_lease(self, name: str, kind: str) -> None:
+        """Restore the value a lease replaced; ValueError when there is none."""
+        expires = LEASES[kind][1]
+        record = self.customers.get(name)
+        if record is None or getattr(record, expires) == 0:
+            raise ValueError(f"no {kind} lease in effect for {name}")
+        self._end_lease(record, kind)
+
+    def expire_leases(self, now: float) -> None:
+        """Restore the values of the leases that ended by ``now``."""
+        for record in self.customers.values():
+            for kind, (_, expires, _) in LEASES.items():
+                if 0 < getattr(record, expires) <= now:
+                    self._end_lease(record, kind)
+
+    def _end_lease(self, record: Customer, kind: str) -> None:
+        field, expires, before = LEASES[kind]
+        setattr(record, field, getattr(record, before))
+        setattr(record, expires, 0)
+        self.changed.add(record.name)
+
+
+# lease kind (as condor_userprio names it) -> (value, expiration, pre-lease value) fields
+LEASES = {
+    "ceiling": ("ceiling", "ceiling_lease_expiration", "ceiling_pre_lease_value"),
+    "floor": ("floor", "floor_lease_expiration", "floor_pre_lease_value"),
+    "priority-factor": ("factor", "factor_lease_expiration", "factor_pre_lease_value"),
+}
 
 
 def _age(record: Customer, passed: float, beta: float, now: float) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-__all__ = ["ATTRIBUTE_NAMES", "MIN_PRIORITY", "Customer", "is_group_name"]
+__all__ = ["ATTRIBUTE_NAMES", "LEASE_ATTRIBUTE_NAMES", "MIN_PRIORITY", "Customer", "is_group_name"]
 
 MIN_PRIORITY = 0.5  # every RUP starts here and never goes below it
 
@@ -35,6 +35,14 @@ class Customer:
     last_usage_time: int = 0
     ceiling: int = -1  # -1: none
     floor: int = 0  # 0: none
+    # condor_userprio -duration leases (HTCondor 25): when the lease ends (0: none) and
+    # the value it replaced
+    ceiling_lease_expiration: int = 0
+    ceiling_pre_lease_value: int = -1
+    floor_lease_expiration: int = 0
+    floor_pre_lease_value: int = 0
+    factor_lease_expiration: int = 0
+    factor_pre_lease_value: float = 0.0
 
     @property
     def eup(self) -> float:
@@ -63,4 +71,15 @@ ATTRIBUTE_NAMES = {
     "ceiling": "Ceiling",
     "floor": "Floor",
 }
-assert set(ATTRIBUTE_NAMES) == {f.name for f in fields(Customer)} - {"name"}
+# the lease attributes (spec negotiator.md §1.1)
+LEASE_ATTRIBUTE_NAMES = {
+    "ceiling_lease_expiration": "CeilingLeaseExpiration",
+    "ceiling_pre_lease_value": "CeilingPreLeaseValue",
+    "floor_lease_expiration": "FloorLeaseExpiration",
+    "floor_pre_lease_value": "FloorPreLeaseValue",
+    "factor_lease_expiration": "PriorityFactorLeaseExpiration",
+    "factor_pre_lease_value": "PriorityFactorPreLeaseValue",
+}
+assert set(ATTRIBUTE_NAMES) | set(LEASE_ATTRIBUTE_NAMES) == {f.name for f in fields(Customer)} - {
+    "name"
+}

@@ -42,6 +42,7 @@ from .scope import (
     EvalState,
     attribute_of,
     eval_attr,
+    lexical,
     select,
     subscript,
     value_of_absolute,
@@ -386,14 +387,14 @@ def _list(node: ListLit) -> Closure:
     items = node.items
 
     def make(st: EvalState) -> ClassAdList:
-        scope = st.ad
-        return ClassAdList(nodes=items, resolve=lambda item: st.eval_in(scope, item))
+        scope = lexical(st)
+        return ClassAdList(nodes=items, resolve=lambda i: st.eval_in(scope, i), scope=scope)
 
     return make
 
 
 def _ad(node: AdLit) -> Closure:
-    return lambda st: view(node, st.ad)
+    return lambda st: view(node, lexical(st))
 
 
 def _side(node: MatchSide) -> Closure:

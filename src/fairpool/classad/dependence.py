@@ -37,7 +37,8 @@ from .scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES
 __all__ = ["CLOCK_FUNCTIONS", "own_only"]
 
 _PLAIN = (Literal, Paren, Binary, Unary, Cond, Elvis, Call, ListLit)
-CLOCK_FUNCTIONS = frozenset({"time", "abstime", "formattime", "daytime"})  # pure but the clock
+# pure but the clock
+CLOCK_FUNCTIONS = frozenset({"time", "currenttime", "abstime", "formattime", "daytime"})
 
 
 def own_only(node: Node, ad: ClassAd, *, other: bool, clock: bool) -> bool:

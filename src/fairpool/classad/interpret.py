@@ -26,7 +26,7 @@ from .nodes import (
     Unary,
 )
 from .operators import BINARY, UNARY, logical_and, logical_or, truth
-from .scope import EvalState, select, subscript, value_of_absolute, value_of_name
+from .scope import EvalState, lexical, select, subscript, value_of_absolute, value_of_name
 from .values import UNDEFINED, ClassAdList
 
 __all__ = ["run"]
@@ -57,7 +57,7 @@ def run(node: Node, st: EvalState) -> Any:
     if kind is ListLit:
         return _list(node, st)
     if kind is AdLit:
-        return view(node, st.ad)
+        return view(node, lexical(st))
     if kind is MatchSide:
         return st.my if node.side == "left" else st.target
     raise TypeError(f"not an expression node: {node!r}")
@@ -90,5 +90,5 @@ def _conditional(node: Cond, st: EvalState) -> Any:
 
 
 def _list(node: ListLit, st: EvalState) -> ClassAdList:
-    scope = st.ad
-    return ClassAdList(nodes=node.items, resolve=lambda item: st.eval_in(scope, item))
+    scope = lexical(st)
+    return ClassAdList(nodes=node.items, resolve=lambda i: st.eval_in(scope, i), scope=scope)

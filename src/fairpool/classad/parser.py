@@ -338,13 +338,18 @@ class _Parser:
                 raise self.fail(f"expected ',' or '}}' but found {_describe(token)}", token)
 
     def ad_literal(self) -> AdLit:
-        """The body of ``[ name = expr; ... ]`` after the '['; the last value of a name wins."""
+        """The body of ``[ name = expr; ... ]`` after the '['; the last value of a name wins.
+        Stray ``;`` are skipped, but an ad of nothing else (``[ ; ]``) does not parse, as
+        in HTCondor's library (classad2 25.14.1)."""
         attrs: dict[str, tuple[str, Node]] = {}
         while True:
             token = self.next()
+            stray = None
             while token.kind == "op" and token.text == ";":
-                token = self.next()
+                stray, token = stray or token, self.next()
             if token.kind == "op" and token.text == "]":
+                if stray is not None and not attrs:
+                    raise self.fail("expected an attribute name but found ';'", stray)
                 return AdLit(tuple(attrs.values()))
             if token.kind != "name":
                 raise self.fail(f"expected an attribute name but found {_describe(token)}", token)

@@ -16,6 +16,14 @@ references), and nesting deeper than ``MAX_DEPTH`` is ERROR. So is an evaluation
 more than ``MAX_STEPS`` steps, each attribute evaluated costing the number of nodes of its
 expression: ``A1 = A0 + A0; A2 = A1 + A1; ...`` doubles the work at each level, and
 HTCondor's library also gives up (after about 4 million attribute evaluations).
+
+Names are looked up from the current ad, but a nested ad or list written in an expression
+belongs to the ad the expression was written in (its lexical scope). The two differ in
+one place: a function that reads a list's elements (``sum``, ``member``, ``join``,
+``evalInEachContext``...) evaluates them in the ad the function is called from, while a
+subscript or ``.name`` evaluates an element where it was written. With a target
+``[l = {n.p, a}; a = 2; n = [p = 7]]``, ``TARGET.l[0]`` is 7 but ``sum(TARGET.l)`` adds
+MY's ``n.p`` and ``a`` (classad2 25.14.1; tests/data/classad/regressions.jsonl).
 """
 
 from __future__ import annotations
@@ -34,7 +42,9 @@ __all__ = [
     "EvalState",
     "attribute_of",
     "building",
+    "elements",
     "eval_attr",
+    "lexical",
     "lookup",
     "select",
     "subscript",
@@ -90,6 +100,8 @@ class EvalState:
         "busy",
         "depth",
         "lctx",
+        "lex",
+        "lex_depth",
         "my",
         "now",
         "rctx",
@@ -120,6 +132,10 @@ class EvalState:
         self.depth = 0
         self.steps = 0  # nodes of the attribute expressions evaluated so far (MAX_STEPS)
         self.built = 0  # characters functions built so far (MAX_BUILT)
+        # The lexical scope while a list element is evaluated from another ad (eval_from);
+        # it holds only at that depth: an attribute evaluated inside is its own ad's.
+        self.lex: Any = None
+        self.lex_depth = -1
 
     def eval_in(self, ad: Any, node: Any) -> Any:
         """Evaluate a node as if it were written in ``ad`` (a list element, a context).
@@ -137,6 +153,34 @@ class EvalState:
         finally:
             self.ad = saved
             self.depth -= 1
+
+    def eval_from(self, lexical: Any, node: Any) -> Any:
+        """Evaluate a list element written in ``lexical`` from the current ad, as a
+        function reading the list does (module docstring)."""
+        if self.depth >= MAX_DEPTH:
+            return ERROR
+        saved = self.lex, self.lex_depth
+        self.depth += 1
+        self.lex, self.lex_depth = lexical, self.depth
+        try:
+            return self.run(node, self)
+        finally:
+            self.lex, self.lex_depth = saved
+            self.depth -= 1
+
+
+def lexical(st: EvalState) -> Any:
+    """The ad the expression being evaluated was written in: a nested ad literal's parent
+    and a list literal's scope."""
+    return st.lex if st.lex_depth == st.depth else st.ad
+
+
+def elements(st: EvalState, items: ClassAdList) -> Any:
+    """A list's element values as a function called from the current ad reads them."""
+    scope, nodes = items.scope, items.nodes
+    if nodes is None or scope is st.ad:
+        return items
+    return [st.eval_from(scope, node) for node in nodes]
 
 
 def building(st: EvalState, length: int) -> Error | None:

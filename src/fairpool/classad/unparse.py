@@ -37,6 +37,7 @@ __all__ = [
     "real_text",
     "unparse",
     "unparse_ad",
+    "unparse_laid_out",
     "unparse_value",
 ]
 
@@ -132,33 +133,67 @@ def unparse_ad(ad: Any) -> str:
 
 def unparse(node: Node, old: bool = False) -> str:
     """An expression as ClassAd text (``old``: strings in old-syntax quoting)."""
+    return _text(node, old, None)
+
+
+def unparse_laid_out(node: Node) -> str:
+    """An expression as the ``unparse()`` function prints it: lists and nested ads over
+    lines, each opening on a new line, indented 3 (lists) or 4 (ads) past the line they
+    are written on, their items 3 or 4 further (classad2 25.14.1:
+    ``unparse(l)`` of ``l = {a, 2}`` is ``"\n   {\n      a,\n      2\n   }"``)."""
+    return _text(node, False, 0)
+
+
+def _laid_out(opening: str, closing: str, at: int, items: list[str], separator: str) -> str:
+    body = "\n" + separator.join(items) if items else ""
+    return f"\n{' ' * at}{opening}{body}\n{' ' * at}{closing}"
+
+
+def _text(node: Node, old: bool, indent: int | None) -> str:
+    """``indent``: the column of the line being written when laid out, None when flat."""
     kind = type(node)
+    if indent is not None and kind is ListLit:
+        at = indent + 3
+        items = [" " * (at + 3) + _text(item, old, at + 3) for item in node.items]
+        return _laid_out("{", "}", at, items, ",\n")
+    if indent is not None and kind is AdLit:
+        at = indent + 4
+        items = [
+            f"{' ' * (at + 4)}{quote_name(name)} = {_text(expr, old, at + 4)}"
+            for name, expr in node.attrs
+        ]
+        return _laid_out("[", "]", at, items, "; \n")
     if kind is Literal:
         if node.text is not None:
             return node.text
         if old and type(node.value) is str:
             return quote_string_old(node.value)
         return unparse_value(node.value)
+
     if kind is AttrRef:
-        return _attribute(node, old)
+        if node.scope is not None:  # after a dot only the keywords need quotes
+            return f"{_text(node.scope, old, indent)}.{quote_name(node.name, RESERVED)}"
+        name = quote_name(node.name)
+        return f".{name}" if node.absolute else name
     if kind is Binary:
-        return f"{unparse(node.left, old)} {node.op} {unparse(node.right, old)}"
+        return f"{_text(node.left, old, indent)} {node.op} {_text(node.right, old, indent)}"
     if kind is Unary:
-        return f" {node.op}{unparse(node.operand, old)}"
+        return f" {node.op}{_text(node.operand, old, indent)}"
     if kind is Paren:
-        return f"({unparse(node.inner, old)})"
+        return f"({_text(node.inner, old, indent)})"
     if kind is Cond:
-        return f"{unparse(node.cond, old)} ? {unparse(node.then, old)} : {unparse(node.other, old)}"
+        then, other = _text(node.then, old, indent), _text(node.other, old, indent)
+        return f"{_text(node.cond, old, indent)} ? {then} : {other}"
     if kind is Elvis:
-        return f"{unparse(node.left, old)} ?: {unparse(node.right, old)}"
+        return f"{_text(node.left, old, indent)} ?: {_text(node.right, old, indent)}"
     if kind is Call:
-        return f"{node.name}({','.join(unparse(a, old) for a in node.args)})"
+        return f"{node.name}({','.join(_text(a, old, indent) for a in node.args)})"
     if kind is Subscript:
-        return f"{unparse(node.base, old)}[{unparse(node.index, old)}]"
+        return f"{_text(node.base, old, indent)}[{_text(node.index, old, indent)}]"
     if kind is ListLit:
-        return "{ " + ",".join(unparse(i, old) for i in node.items) + " }"
+        return "{ " + ",".join(_text(i, old, indent) for i in node.items) + " }"
     if kind is AdLit:
-        items = [f"{quote_name(name)} = {unparse(expr, old)}" for name, expr in node.attrs]
+        items = [f"{quote_name(name)} = {_text(expr, old, indent)}" for name, expr in node.attrs]
         return "[ " + "; ".join(items) + " ]"
     if kind is MatchSide:
         return node.side.upper()
@@ -168,10 +203,3 @@ def unparse(node: Node, old: bool = False) -> str:
 def quote_string_old(raw: str) -> str:
     """A string in old syntax: only the double quote is escaped; bytes are kept as they are."""
     return '"' + raw.replace('"', '\\"') + '"'
-
-
-def _attribute(node: AttrRef, old: bool) -> str:
-    if node.scope is not None:  # after a dot only the keywords need quotes
-        return f"{unparse(node.scope, old)}.{quote_name(node.name, RESERVED)}"
-    name = quote_name(node.name)
-    return f".{name}" if node.absolute else name

@@ -117,18 +117,21 @@ class ClassAdList:
     """A ClassAd list value.
 
     A list written in an expression keeps its element expressions and evaluates each one
-    on demand, in the scope the list was written in (``{x, y}`` sees the ad's ``x``).
+    on demand, in the scope the list was written in (``{x, y}`` sees the ad's ``x``);
+    ``scope`` is that ad (functions read the elements from elsewhere: scope.elements).
     Lists made by functions hold values. ``resolve`` is the evaluator's callback.
     """
 
-    __slots__ = ("_nodes", "_resolve", "_values")
+    __slots__ = ("_nodes", "_resolve", "_values", "scope")
 
     def __init__(
         self,
         values: tuple[Any, ...] | list[Any] | None = None,
         nodes: tuple[Any, ...] | None = None,
         resolve: Callable[[Any], Any] | None = None,
+        scope: Any = None,
     ) -> None:
+        self.scope = scope
         if nodes is None:
             self._values: list[Any] = list(values or ())
             self._nodes: tuple[Any, ...] = ()

@@ -86,11 +86,10 @@ __all__ = ["negotiate"]
 )
 @click.option(
     "--interval",
-    default=60.0,
-    show_default=True,
+    default=None,
     type=click.FloatRange(min=0),
     metavar="SECONDS",
-    help="Time between cycles (NEGOTIATOR_INTERVAL).",
+    help="Time between cycles (default: the configuration's NEGOTIATOR_INTERVAL, 60).",
 )
 @click.option(
     "--start",
@@ -115,7 +114,7 @@ def negotiate(
     owner: str | None,
     state: str,
     cycles: int,
-    interval: float,
+    interval: float | None,
     start: float | None,
     json_out: str | None,
     quiet: bool,
@@ -130,6 +129,8 @@ def negotiate(
         slot_ads = read_slot_ads(slots) if slots else machine_ads(knobs)
         job_ads = read_job_ads(jobs) if jobs else []
         leftovers = knobs.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS", True)
+        if interval is None:
+            interval = float(knobs.get_int("NEGOTIATOR_INTERVAL", 60) or 60)
         now = start if start is not None else pool_time(slot_ads) or float(int(time.time()))
         for path, submitter in _owned(submits, owner or getpass.getuser()):
             job_ads += submit_job_ads(
@@ -152,8 +153,9 @@ def negotiate(
     )
     run = DryRun(pool, params, policy, store)
     output = _JsonOutput(json_out) if json_out else None
+    resume = start is None  # no --start: a saved state's clock goes on
     try:
-        for number, result in enumerate(run.cycles(cycles, now, interval, output), 1):
+        for number, result in enumerate(run.cycles(cycles, now, interval, output, resume), 1):
             _report(number, result, quiet)
     except InputError as err:
         fail(str(err))

@@ -14,6 +14,7 @@ records are read again and the edit made again.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import click
@@ -76,6 +77,15 @@ def _one(*names: str, help: str):
 @_pair("-setaccum", metavar="USER SECONDS", help="Set weighted accumulated usage.")
 @_pair("-setbegin", metavar="USER TIME", help="Set the usage start time.")
 @_pair("-setlast", metavar="USER TIME", help="Set the last usage time.")
+@click.option(
+    "-duration",
+    default=None,
+    metavar="SECONDS",
+    help="With -setfactor/-setfloor/-setceiling: a lease that ends after SECONDS.",
+)
+@_one("-cancelceilinglease", help="End a ceiling lease, restoring the ceiling before it.")
+@_one("-cancelfloorlease", help="End a floor lease, restoring the floor before it.")
+@_one("-cancelfactorlease", help="End a priority-factor lease, restoring the factor.")
 @_one("-resetusage", help="Reset a submitter's accumulated usage (not its priority).")
 @_one("-delete", "-del", help="Delete a submitter's record.")
 @click.option("-resetall", is_flag=True, help="Reset the accumulated usage of every submitter.")
@@ -160,39 +170,54 @@ def _live(
 
 
 def _edit(accountant: Accountant, edits: dict[str, object], state: str) -> str | None:
-    """Run the first edit asked for (condor_userprio's precedence); its success message."""
-    numeric = (
-        ("setprio", float, accountant.set_priority, "The priority of {u} was set to {v:f}"),
-        ("setfactor", float, accountant.set_factor, "The priority factor of {u} was set to {v:f}"),
-        ("setfloor", int, accountant.set_floor, "The floor of {u} was set to {v}"),
-        ("setceiling", int, accountant.set_ceiling, "The ceiling of {u} was set to {v}"),
-        (
-            "setaccum",
-            float,
-            accountant.set_accumulated_usage,
-            "The accumulated usage of {u} was set to {v:f}",
-        ),
-        ("setbegin", int, accountant.set_begin_usage, "The usage start time of {u} was set to {v}"),
-        ("setlast", int, accountant.set_last_usage, "The last usage time of {u} was set to {v}"),
-    )
-    for key, kind, action, message in numeric:
-        pair = edits.get(key)
-        if pair is not None:
-            user, text = pair  # type: ignore[misc]
-            value = _number(text, kind, key)
-            _known(accountant, user, state)
-            _apply(action, user, value)
-            return message.format(u=user, v=value)
+    """Run the first edit asked for, in condor_userprio's precedence; its success message.
+
+    As condor_userprio does (spec negotiator.md §1.7, §8.1; HTCondor 25's tool): an edit
+    creates the record of a submitter that has none (administrators set factors before a
+    user's first job); values the tool refuses are refused with its message; ``-duration``
+    makes a factor, floor or ceiling a lease, and ``-cancel<kind>lease`` ends one."""
+    duration = _duration(edits.get("duration"))
     now = accountant.last_update
+    for key, kind, rule, action, message in _NUMERIC:
+        pair = edits.get(key)
+        if pair is None:
+            continue
+        user, text = pair  # type: ignore[misc]
+        _full_name(user)
+        value = _number(text, kind, key)
+        refusal = rule(value)
+        if refusal is not None:
+            fail(refusal)
+        lease = _LEASED.get(key)
+        if duration is not None and lease is not None:
+            _lease(accountant.set_lease, user, lease, value, duration, now)
+            shown = f"{value:f}" if lease == "priority-factor" else f"{value:d}"
+            return f"Set {lease} lease on {user} to {shown} for {duration} seconds"
+        action(accountant, user, value)
+        return message.format(u=user, v=value)
+    for key, lease in (
+        ("cancelceilinglease", "ceiling"),
+        ("cancelfloorlease", "floor"),
+        ("cancelfactorlease", "priority-factor"),
+    ):
+        user = edits.get(key)
+        if user is not None:
+            _full_name(str(user), f"-{key} requires a full submitter name (user@domain)")
+            try:
+                accountant.cancel_lease(str(user), lease)
+            except ValueError as err:
+                fail(f"negotiator rejected cancel: {err}")
+            return f"Cancelled {lease} lease for {user}"
     if edits.get("resetusage") is not None:
         user = str(edits["resetusage"])
-        _known(accountant, user, state)
+        _full_name(user)
         accountant.reset_usage(user, now)
         return f"The accumulated usage of {user} was reset"
     if edits.get("delete") is not None:
         user = str(edits["delete"])
-        _known(accountant, user, state)
-        accountant.delete(user)
+        _full_name(user)
+        if user in accountant.customers:
+            accountant.delete(user)
         return f"The accountant record named {user} was deleted"
     if edits.get("resetall"):
         accountant.reset_all_usage(now)
@@ -200,26 +225,99 @@ def _edit(accountant: Accountant, edits: dict[str, object], state: str) -> str |
     return None
 
 
-def _number(text: str, kind: type, option: str) -> float:
+def _at_least(minimum: float, message: str):
+    return lambda value: message if value < minimum else None
+
+
+# option, type, refusal (condor_userprio's message), accountant method, success message
+_NUMERIC = (
+    (
+        "setprio",
+        float,
+        lambda value: None,
+        Accountant.set_priority,
+        "The priority of {u} was set to {v:f}",
+    ),
+    (
+        "setfactor",
+        float,
+        _at_least(1, "Priority factors must be greater than or equal to 1."),
+        Accountant.set_factor,
+        "The priority factor of {u} was set to {v:f}",
+    ),
+    (
+        "setfloor",
+        int,
+        _at_least(0, "floor must be greater than or equal to 0."),
+        Accountant.set_floor,
+        "The floor of {u} was set to {v}",
+    ),
+    (
+        "setceiling",
+        int,
+        _at_least(-1, "ceiling must be greater than or equal to -1."),
+        Accountant.set_ceiling,
+        "The ceiling of {u} was set to {v}",
+    ),
+    (
+        "setaccum",
+        float,
+        _at_least(0, "Usage must be greater than 0 seconds"),
+        Accountant.set_accumulated_usage,
+        "The Accumulated Usage of {u} was set to {v:f}",
+    ),
+    (
+        "setbegin",
+        int,
+        _at_least(0, "Time must be greater than 0 seconds"),
+        Accountant.set_begin_usage,
+        "The Begin Usage Time of {u} was set to {v}",
+    ),
+    (
+        "setlast",
+        int,
+        _at_least(0, "Time must be greater than 0 seconds"),
+        Accountant.set_last_usage,
+        "The Last Usage Time of {u} was set to {v}",
+    ),
+)
+_LEASED = {"setfactor": "priority-factor", "setfloor": "floor", "setceiling": "ceiling"}
+
+
+def _duration(text: object) -> int | None:
+    if text is None:
+        return None
     try:
-        return kind(text)
+        value = int(str(text))
+    except ValueError:
+        value = 0
+    if value <= 0:
+        fail("-duration requires a positive integer number of seconds")
+    return value
+
+
+def _lease(action: object, user: str, lease: str, value: float, duration: int, now: float):
+    try:
+        action(user, lease, value, duration, now)  # type: ignore[operator]
+    except ValueError as err:
+        fail(f"negotiator rejected {lease} lease: {err}")
+
+
+def _number(text: str, kind: type, option: str) -> float:
+    """The option's number: a whole number, or a finite real (NaN and infinities, which
+    the negotiator cannot store, are refused)."""
+    try:
+        value = kind(text)
     except ValueError:
         fail(f"-{option}: expected a {'whole ' if kind is int else ''}number, not {text!r}")
-    raise AssertionError
+    if not math.isfinite(value):
+        fail(f"-{option}: expected a finite number, not {text!r}")
+    return value
 
 
-def _known(accountant: Accountant, user: str, state: str) -> None:
+def _full_name(user: str, message: str | None = None) -> None:
     if "@" not in user:
-        fail(f"{user!r}: expected a full user@domain submitter name")
-    if user not in accountant.customers:
-        fail(f"{state}: no submitter named {user!r} (fairpool userprio -allusers lists them)")
-
-
-def _apply(action: object, user: str, value: float) -> None:
-    try:
-        action(user, value)  # type: ignore[operator]
-    except ValueError as err:
-        fail(str(err))
+        fail(message or f"{user!r}: expected a full user@domain submitter name")
 
 
 def _table(accountant: Accountant, layout: str, allusers: bool, users: Sequence[str]) -> str:

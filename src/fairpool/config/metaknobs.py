@@ -183,11 +183,15 @@ EVALSET AcctGroup = usermap("AssignAccountingGroup",AcctGroupUser,AcctGroup)
 EVALSET AccountingGroup = join(".",AcctGroup,AcctGroupUser)
 @end
 JOB_TRANSFORM_NAMES = $(JOB_TRANSFORM_NAMES) AssignAccountingGroup
+if $(2:true)
 SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) CheckRequestedGroup AssignAccountingGroup
 SUBMIT_REQUIREMENT_CheckRequestedGroup = RequestedAcctGroup is undefined || \
 RequestedAcctGroup == AcctGroup
 SUBMIT_REQUIREMENT_CheckRequestedGroup_REASON = \
 strcat("Permission denied setting accounting_group to ", RequestedAcctGroup)
+else
+SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) AssignAccountingGroup
+endif
 SUBMIT_REQUIREMENT_AssignAccountingGroup = AcctGroup isnt undefined && \
 AccountingGroup isnt undefined
 SUBMIT_REQUIREMENT_AssignAccountingGroup_REASON = strcat("Submit requirement \

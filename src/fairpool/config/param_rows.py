@@ -12,7 +12,7 @@ _PRE_JOB_RANK = (
     "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
 )
 _POST_JOB_RANK = (
-    "(RemoteOwner =?= UNDEFINED) * (ifThenElse(isUndefined(KFlops), 1000, Kflops)"
+    "(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops)"
     " - SlotID - 1.0e10*(Offline=?=True))"
 )
 _PREEMPTION_RANK = (
@@ -33,6 +33,12 @@ _ACCOUNTANT = [
     ("MAX_ACCOUNTANT_DATABASE_SIZE", "int", "1000000", "bytes before the log is compacted"),
     ("ACCOUNTING_DOMAIN", "string", "$(UID_DOMAIN)", "domain appended to submitter names"),
     ("UID_DOMAIN", "string", "localdomain", "the pool's user domain (HTCondor: the host name)"),
+    (
+        "FILESYSTEM_DOMAIN",
+        "string",
+        "$(UID_DOMAIN)",
+        "machines sharing a file system (HTCondor: host)",
+    ),
     ("NICE_USER_ACCOUNTING_GROUP_NAME", "string", "nice-user", "accounting prefix of nice jobs"),
     ("SPOOL", "path", "$(LOCAL_DIR)/spool", "the spool directory"),
     ("LOCAL_DIR", "path", "/var/lib/condor", "the daemon's local state directory"),
@@ -46,7 +52,7 @@ _ACCOUNTANT = [
         for daemon in ("MASTER", "COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "HAD")
     ),
     ("REPLICATION", "path", "$(SBIN)/condor_replication", "the replication daemon"),
-    ("DEFRAG", "path", "$(SBIN)/condor_defrag", "the condor_defrag program"),
+    ("DEFRAG", "path", "$(LIBEXEC)/condor_defrag", "the condor_defrag program"),
     ("SHARED_PORT_PORT", "int", "9618", "the shared port daemon's port"),
     ("LOCAL_CONFIG_FILE", "list", None, "more configuration files, read after the main one"),
     ("LOCAL_CONFIG_DIR", "list", None, "directories of configuration files, read before those"),
@@ -119,7 +125,15 @@ _NEGOTIATOR = [
     ("ALLOW_PSLOT_PREEMPTION", "bool", "False", "preempt several dynamic slots at once"),
     ("USE_RESOURCE_REQUEST_COUNTS", "bool", "True", "requests carry a job count"),
     ("CONSUMPTION_POLICY", "bool", "False", "the negotiator carves partitionable slots"),
-    ("CLAIM_PARTITIONABLE_LEFTOVERS", "bool", "True", "schedd reuses a p-slot's rest"),
+    *(
+        (f"CONSUMPTION_{r.upper()}", "expr", f"quantize(target.Request{r},{{{q}}})", d)
+        for r, q, d in (
+            ("Cpus", "1", "cpus a job takes of a consumption-policy p-slot"),
+            ("Memory", "128", "memory a job takes of a consumption-policy p-slot"),
+            ("Disk", "1024", "disk a job takes of a consumption-policy p-slot"),
+        )
+    ),
+    ("CLAIM_PARTITIONABLE_LEFTOVERS", "bool", "true", "schedd reuses a p-slot's rest"),
     ("MAX_TIME_PER_PIESPIN", "int", None, "old name of NEGOTIATOR_MAX_TIME_PER_PIESPIN"),
 ]
 
@@ -235,9 +249,10 @@ _STARTD = [
     ("SLOTS_CONNECTED_TO_CONSOLE", "int", "0", "slots that see console activity"),
     ("NUM_CPUS", "int", "$(DETECTED_CPUS)", "CPUs the startd advertises"),
     ("NUM_SLOTS", "int", None, "identical static slots to make"),
+    ("RESERVED_MEMORY", "int", "0", "MiB of the machine's memory kept from the slots"),
     ("MAX_SLOT_TYPES", "int", "10", "slot types the startd reads"),
     *(
-        (f"MODIFY_REQUEST_EXPR_REQUEST{r.upper()}", "expr", f"quantize(Request{r}, {{{q}}})", d)
+        (f"MODIFY_REQUEST_EXPR_REQUEST{r.upper()}", "expr", f"quantize(Request{r},{{{q}}})", d)
         for r, q, d in (
             ("Cpus", "1", "rounds RequestCpus for a dynamic slot"),
             ("Memory", "128", "rounds RequestMemory for a dynamic slot"),
@@ -272,7 +287,7 @@ _DEFRAG = [
     ("DEFRAG_CANCEL_REQUIREMENTS", "expr", "$(DEFRAG_WHOLE_MACHINE_EXPR)", "stop draining when"),
     ("DEFRAG_DRAINING_SCHEDULE", "string", "$(DEFRAG_SCHEDULE:graceful)", "graceful|quick|fast"),
     ("DEFRAG_SCHEDULE", "string", None, "the documented name of DEFRAG_DRAINING_SCHEDULE"),
-    ("DEFRAG_DRAINING_START_EXPR", "expr", "False", "START while gracefully draining"),
+    ("DEFRAG_DRAINING_START_EXPR", "expr", "FALSE", "START while gracefully draining"),
     ("DEFRAG_UPDATE_INTERVAL", "int", "300", "seconds between Defrag ad updates"),
     ("DEFRAG_LOG", "path", "$(LOG)/DefragLog", "the defrag daemon's log"),
     ("DEFRAG_STATE_FILE", "path", None, "unused (HTCondor compiles it out)"),
@@ -297,7 +312,7 @@ _COLLECTOR = [
 _HAD = [
     ("HAD_LIST", "list", None, "hosts and ports of the HAD daemons"),
     ("HAD_PORT", "int", None, "the HAD daemon's port"),
-    ("HAD_ARGS", "string", None, "the HAD daemon's arguments"),
+    ("HAD_ARGS", "string", "-sock had", "the HAD daemon's arguments"),
     ("HAD_USE_PRIMARY", "bool", "False", "the first host in HAD_LIST is primary"),
     ("HAD_USE_REPLICATION", "bool", "False", "replicate the accountant's state"),
     ("HAD_CONNECTION_TIMEOUT", "int", "5", "seconds to reach another HAD"),

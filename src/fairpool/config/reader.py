@@ -172,7 +172,12 @@ class Reader:
             raise ConfigError("expected 'use CATEGORY : TEMPLATE[, TEMPLATE...]'", source, st.line)
         for call in _split_calls(self.expand_now(names, source, st.line)):
             text = template_text(category, call, source, st.line)
+            branches: list[_Branch] = []  # a template's if/else on its arguments
             for inner in statements(text, f"{category.strip()}:{call}"):
+                if self._conditional(inner, branches, source):
+                    continue
+                if branches and not branches[-1].active:
+                    continue
                 if inner.kind != "assign":
                     raise ConfigError(f"template {call}: only assignments", source, st.line)
                 self.assign(inner.name, inner.value, source, st.line)

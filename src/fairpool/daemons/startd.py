@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,22 +77,6 @@ class _Run:
     hold: dict[str, Any] | None = None
 
 
-class _Knobs:
-    """The configuration as the slot layout reads it, with the machine's memory."""
-
-    def __init__(self, config: Any) -> None:
-        self.config = config
-        self.memory = str(psutil.virtual_memory().total // (1024 * 1024))
-
-    def get(self, name: str) -> str | None:
-        if name.upper() == "DETECTED_MEMORY":
-            return self.config.get(name) or self.memory
-        return self.config.get(name)
-
-    def where(self, name: str) -> tuple[str | None, int | None]:
-        return self.config.where(name)
-
-
 class StartdDaemon:
     """One execute node."""
 
@@ -114,7 +99,11 @@ class StartdDaemon:
         self._clean_up_after_crash()
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
-        ads = machine_ads(_Knobs(ctx.config))
+        detected = {  # the machine's own, for NUM_CPUS and MEMORY left unset
+            "DETECTED_CPUS": str(os.cpu_count() or 1),
+            "DETECTED_MEMORY": str(psutil.virtual_memory().total // (1024 * 1024)),
+        }
+        ads = machine_ads(ctx.config, detected)
         for ad in ads:  # the domains the schedds' jobs compare with theirs
             ad["FileSystemDomain"] = filesystem_domain(ctx)
             ad["UidDomain"] = (ctx.config.get("UID_DOMAIN") or "").strip() or ctx.host

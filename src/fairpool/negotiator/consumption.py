@@ -24,12 +24,24 @@ _PREFIX = "Consumption"
 
 def consumption_of(slot: ClassAd, job: ClassAd, now: float) -> dict[str, float] | None:
     """What ``job`` would consume of each resource of a consumption-policy slot (None for
-    a slot without one)."""
-    amounts = {}
-    for resource in _consumed(slot):
-        value = evaluate(slot.lookup(_PREFIX + resource), slot, job, now=now)
-        amounts[resource] = float(value) if type(value) in (int, float) else float("inf")
-    return amounts or None
+    a slot without one). A job without ``Request<Resource>`` is taken to request 0 of it
+    while the consumption is computed, as HTCondor's negotiator does (issue 14): a job
+    that asks for no GPUs consumes none, rather than matching nothing."""
+    resources = _consumed(slot)
+    if not resources:
+        return None
+    missing = [f"Request{r}" for r in resources if f"Request{r}" not in job]
+    for name in missing:
+        job[name] = 0
+    try:
+        amounts = {}
+        for resource in resources:
+            value = evaluate(slot.lookup(_PREFIX + resource), slot, job, now=now)
+            amounts[resource] = float(value) if type(value) in (int, float) else float("inf")
+    finally:
+        for name in missing:
+            del job[name]
+    return amounts
 
 
 def has_policy(slot: ClassAd) -> bool:

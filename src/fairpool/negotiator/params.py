@@ -27,7 +27,7 @@ PRE_JOB_RANK = (
     "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
 )
 POST_JOB_RANK = (
-    "(RemoteOwner =?= UNDEFINED) * (ifThenElse(isUndefined(KFlops), 1000, Kflops)"
+    "(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops)"
     " - SlotID - 1.0e10*(Offline=?=True))"
 )
 PREEMPTION_RANK = (

@@ -53,11 +53,20 @@ class DryRun:
         return group_assigner(self.params.groups)
 
     def cycles(
-        self, count: int, start: float, interval: float, prepare: Prepare | None = None
+        self,
+        count: int,
+        start: float,
+        interval: float,
+        prepare: Prepare | None = None,
+        resume: bool = False,
     ) -> Iterator[CycleResult]:
         """Run ``count`` cycles from ``start``, ``interval`` seconds apart; ``prepare(result)``
-        writes a cycle's output and returns (written file, final name) to commit with it."""
+        writes a cycle's output and returns (written file, final name) to commit with it.
+        ``resume``: a state that has already reached ``start`` goes on from its last cycle
+        (one interval later) instead of going back in time."""
         accountant = self.store.load(self.policy, self.group_of())
+        if resume and 0 < start <= accountant.last_update:
+            start = accountant.last_update + interval
         for number in range(count):
             now = start + number * interval
             result = negotiate(self.pool, accountant, self.params, now)

@@ -73,6 +73,8 @@ def submit_job_ads(
     from ..submit import SUBMIT_DEFAULTS, configured_group_map, read_submit
 
     knobs = {n: config.get(n) or "" for n in SUBMIT_DEFAULTS if config and config.is_set(n)}
+    if config is not None:  # the slots' FileSystemDomain is the same knob (startd/machine.py)
+        knobs.setdefault("FILESYSTEM_DOMAIN", config.get("FILESYSTEM_DOMAIN") or "")
     group_map = configured_group_map(config)
     ads: list[ClassAd] = []
     for number, path in enumerate(paths):

@@ -4,11 +4,14 @@ A table gives ``count`` machines and either ``ad`` (one old-syntax slot ad per m
 static or partitionable) or, without ``ad``, the slots the ``[config]`` startd knobs give one
 machine (``NUM_CPUS``, ``SLOT_TYPE_<N>``, ...; ``fairpool.startd.layout``). ``name`` is the
 machines' host-name pattern, ``{n}`` numbering them from 1 (default ``m<table>-{n}``); a
-slot is named ``slot<SlotID>@<host>``. What an ad leaves out of the bookkeeping attributes
-(``MyType``, ``State``, ``Activity``, ``SlotID``, ``Rank = 0``, ``Requirements = START``,
-for a partitionable slot ``START && WithinResourceLimits``) is filled in as a startd would
-publish it; resources and platform (``Cpus``, ``Memory``, ``Arch``, ...) are
-the scenario's to give.
+slot is named ``slot<SlotID>@<host>``. What an ad leaves out is filled in as its startd
+would publish it: the bookkeeping attributes (``MyType``, ``State``, ``Activity``,
+``SlotID``, ``Rank = 0``, ``Requirements = START``, for a partitionable slot ``START &&
+WithinResourceLimits``), the machine's platform and domains (``Arch``, ``OpSys``,
+``OpSysAndVer``..., ``FileSystemDomain`` and ``UidDomain`` from ``[config]``'s
+``FILESYSTEM_DOMAIN`` and ``UID_DOMAIN``, both ``localdomain`` unless set: one pool
+sharing one configuration, as its jobs do; startd/machine.py), ``Disk`` (100 GiB) and
+the ``Total*`` figures. ``Cpus`` is the scenario's to give.
 
 Each table also carries its startd policy and owner activity (``activity``,
 ``activity_repeat``; startd_policy.py), and whether its machines run the startd.
@@ -23,6 +26,7 @@ from ..config import Config
 from ..negotiator.consumption import has_policy as has_consumption_policy
 from ..startd import StartdPolicy
 from ..startd.layout import machine_ads
+from ..startd.machine import machine_attributes
 from ..startd.slot import limit_resources
 from .startd_policy import OwnerActivity, driven, read_activity, table_policy
 from .table import Table
@@ -60,6 +64,8 @@ def parse_machines(
     except (ValueError, KeyError, IndexError) as err:
         raise table.fail("name")(f'expected a pattern such as "node{{n:03d}}" ({err})') from None
     own = _slot_ad(table) if table.has("ad") else None
+    if own is not None:
+        _fill_machine(own, knobs)
     template = (own,) if own is not None else tuple(machine_ads(knobs))
     policy = table_policy(knobs, own)
     activity = read_activity(table)
@@ -80,6 +86,21 @@ def _slot_ad(table: Table) -> ClassAd:
     if "Cpus" not in ad:
         raise table.fail("ad")("the machine ad needs Cpus")
     return ad
+
+
+def _fill_machine(ad: ClassAd, knobs: Config) -> None:
+    """What a table's ad leaves out of the machine attributes its startd would publish."""
+    for name, value in machine_attributes(knobs, "localhost").items():
+        if name not in ad and name != "Machine":
+            ad[name] = value
+    if "Disk" not in ad:
+        ad["Disk"] = DISK
+    for resource in ("Cpus", "Memory", "Disk"):
+        if resource in ad and f"Total{resource}" not in ad:
+            ad[f"Total{resource}"] = ad.lookup(resource)
+
+
+DISK = 100 * 1024 * 1024  # KiB, the layout's default (startd/layout.py)
 
 
 def machine_slots(spec: MachineSpec, first: int = 1) -> list[ClassAd]:

@@ -27,7 +27,7 @@ def negotiate(
     result = run_cycle(
         snapshot, accountant.view().__getitem__, params, now=now, columns=pool.columns
     )
-    accountant.set_usage(result.usage)
+    accountant.set_usage(result.usage, now)
     for name in result.submitters:
         accountant.customer(name)
     return result

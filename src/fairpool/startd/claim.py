@@ -30,6 +30,10 @@ class Claim:
     last_checkpoint: int | None = None
     run_time: int = 0
     running_since: int | None = None
+    suspend_time: int = 0
+    suspended_since: int | None = None
+    earlier_run_time: int = 0  # of the claim's finished jobs
+    earlier_suspend_time: int = 0
     may_unretire: bool = True
     preempt_was_true: bool = False
     evicted_by_draining: bool = False
@@ -54,6 +58,43 @@ class Claim:
         if self.running_since is not None:
             self.run_time += now - self.running_since
             self.running_since = None
+
+    def suspend(self, now: int) -> None:
+        self.pause(now)
+        self.suspended_since = now
+
+    def unsuspend(self, now: int) -> None:
+        """The suspension is over (the job continues, or leaves): bank its length."""
+        if self.suspended_since is not None:
+            self.suspend_time += now - self.suspended_since
+            self.suspended_since = None
+
+    def end_job(self, now: int) -> None:
+        """The job left: its run and suspension count towards the claim's totals."""
+        self.pause(now)
+        self.unsuspend(now)
+        self.earlier_run_time += self.run_time
+        self.earlier_suspend_time += self.suspend_time
+        self.run_time = self.suspend_time = 0
+
+    def times(self, now: int) -> dict[str, int]:
+        """TotalClaimRunTime and TotalClaimSuspendTime, and while a job is there
+        TotalJobRunTime and TotalJobSuspendTime: running totals of the time spent
+        Claimed/Busy and Claimed/Suspended by all the claim's jobs and by the current one
+        (manual, "Machine ClassAd Attributes"). Each is there once it is above 0, as in a
+        real startd's ad (HTCondor's regression-test ad small1slot: TotalClaimRunTime and
+        TotalJobRunTime 9, no suspension totals)."""
+        suspended = self.suspend_time
+        if self.suspended_since is not None:
+            suspended += now - self.suspended_since
+        running = self.job_age(now)
+        times = {
+            "TotalClaimRunTime": self.earlier_run_time + running,
+            "TotalClaimSuspendTime": self.earlier_suspend_time + suspended,
+        }
+        if self.job is not None:
+            times.update(TotalJobRunTime=running, TotalJobSuspendTime=suspended)
+        return {name: value for name, value in times.items() if value > 0}
 
     def user(self) -> str | None:
         """RemoteUser: the request's ``User`` (user@domain), else its ``Owner``."""

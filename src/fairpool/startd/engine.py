@@ -146,7 +146,6 @@ class Engine:
         claim.job_start = self.now
         claim.activations += 1
         claim.running_since = self.now
-        claim.run_time = 0
         claim.last_checkpoint = self.now if job.get("JobUniverse") == STANDARD else None
         claim.rank = rank_of(self.context(slot), job)
         slot.publish_claim(self.policy.profile.unclaimed_current_rank)
@@ -194,6 +193,7 @@ class Engine:
             Change(self.now, slot.name, number, source, (state, activity), cause, expression)
         )
         self._leave(slot, state)
+        slot.leave_pair(self.now)
         if state is not slot.state:
             slot.entered_state = self.now
         slot.state, slot.activity = state, activity
@@ -206,6 +206,7 @@ class Engine:
         if slot.changes_made != mark:
             return
         slot.publish_state()
+        slot.publish_times(self.now)
         chains = self.policy.profile.chains and self._depth < _MAX_CHAIN
         if chains and activity in (Activity.IDLE, Activity.RETIRING):
             self._depth += 1
@@ -218,6 +219,7 @@ class Engine:
         claim = slot.claim
         if slot.activity is Activity.SUSPENDED and claim is not None:
             self.act(slot, "continue")
+            claim.unsuspend(self.now)
             if state is State.CLAIMED:
                 claim.running_since = self.now
         if slot.state is State.PREEMPTING and state is not State.PREEMPTING:
@@ -270,7 +272,7 @@ class Engine:
             self.publish_requirements(slot)
             slot.publish_claim(self.policy.profile.unclaimed_current_rank)
         if activity is Activity.SUSPENDED:
-            claim.pause(self.now)
+            claim.suspend(self.now)
             self.act(slot, "suspend")
 
     def _enter_preempting(self, slot: Slot, activity: Activity, new_state: bool) -> None:

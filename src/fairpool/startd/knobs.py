@@ -138,8 +138,8 @@ KNOBS: tuple[Knob, ...] = (
         Knob(
             f"MODIFY_REQUEST_EXPR_REQUEST{r.upper()}",
             "expr",
-            f"quantize(Request{r}, {{{q}}})",
-            f"quantize(Request{r}, {{{q}}})",
+            f"quantize(Request{r},{{{q}}})",
+            f"quantize(Request{r},{{{q}}})",
             f"rounds Request{r} when a dynamic slot is carved",
         )
         for r, q in (("Cpus", "1"), ("Memory", "128"), ("Disk", "1024"))

@@ -8,7 +8,7 @@ claim attributes when a claim begins or a job starts, and Requirements per state
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -35,8 +35,17 @@ WITHIN_RESOURCE_LIMITS = Expr(
     "(TARGET.RequestGPUs is undefined || TARGET.RequestGPUs <= 0 || MY.GPUs >= TARGET.RequestGPUs)"
 )
 _REQUIREMENTS = {False: Expr("START"), True: Expr("START && WithinResourceLimits")}
-JOB_ATTRIBUTES = ("JobId", "JobStart", "LastPeriodicCheckpoint", "RetirementTimeRemaining")
+JOB_ATTRIBUTES = (
+    "JobId",
+    "JobStart",
+    "LastPeriodicCheckpoint",
+    "RetirementTimeRemaining",
+    "TotalJobRunTime",
+    "TotalJobSuspendTime",
+)
 CLAIM_ATTRIBUTES = (
+    "TotalClaimRunTime",
+    "TotalClaimSuspendTime",
     "RemoteUser",
     "RemoteOwner",
     "ClientMachine",
@@ -48,10 +57,17 @@ CLAIM_ATTRIBUTES = (
 JOB_ONLY = frozenset({"owner", "imagesize", "jobuniverse"})
 
 
-def limit_resources(ad: ClassAd) -> None:
+def limit_resources(ad: ClassAd, custom: Sequence[str] = ()) -> None:
     """A partitionable slot's Requirements as the startd publishes it (startd.md §5, §11):
-    START, and the resources a request must fit."""
-    ad["WithinResourceLimits"] = WITHIN_RESOURCE_LIMITS
+    START, and the resources a request must fit; a custom resource X adds
+    ``(TARGET.RequestX is undefined || MY.X >= TARGET.RequestX)``."""
+    limits = WITHIN_RESOURCE_LIMITS
+    if custom:
+        clauses = [
+            f"(TARGET.Request{x} is undefined || MY.{x} >= TARGET.Request{x})" for x in custom
+        ]
+        limits = Expr(" && ".join([str(WITHIN_RESOURCE_LIMITS), *clauses]))
+    ad["WithinResourceLimits"] = limits
     ad["Requirements"] = _REQUIREMENTS[True]
 
 
@@ -92,6 +108,7 @@ class Slot:
     timers: dict[str, int] = field(default_factory=dict)
     changes_made: int = 0
     alive: bool = True
+    pair_times: dict[str, int] = field(default_factory=dict)  # TotalTime<State><Activity>
 
     @property
     def pair(self) -> tuple[State, Activity]:
@@ -135,6 +152,23 @@ class Slot:
         if isinstance(group, str):
             self.ad["AccountingGroup"] = group
         self.publish_job()
+
+    def leave_pair(self, now: int) -> None:
+        """Bank the time spent in the current state and activity (before a change)."""
+        name = f"TotalTime{self.state}{self.activity}"
+        self.pair_times[name] = self.pair_times.get(name, 0) + now - self.entered_activity
+
+    def publish_times(self, now: int) -> None:
+        """The claim's and the job's run and suspension totals (Claim.times) and the time
+        spent in each state and activity pair (``TotalTimeClaimedBusy``..., each defined
+        once above 0, manual "Machine ClassAd Attributes"), kept current at every pass and
+        change so that policies can read them (``PREEMPT = TotalClaimRunTime > 20``)."""
+        if self.claim is not None:
+            publish(self.ad, self.claim.times(now))
+        current = f"TotalTime{self.state}{self.activity}"
+        totals = dict(self.pair_times)
+        totals[current] = totals.get(current, 0) + now - self.entered_activity
+        publish(self.ad, {name: value for name, value in totals.items() if value > 0})
 
     def publish_job(self) -> None:
         """JobId, JobStart and LastPeriodicCheckpoint, present only while a job runs."""

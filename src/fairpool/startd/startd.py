@@ -142,6 +142,7 @@ class Startd(DrainMixin):
         for slot in self.slots.values():
             publish(slot.ad, values)
             publish(slot.ad, {"CurrentTime": t, "LastHeardFrom": t})
+            slot.publish_times(t)
 
     def _prepare(self, t: int) -> None:
         """Everything before an event at ``t``: earlier moments, then the timers of ``t``."""
@@ -286,6 +287,7 @@ class Startd(DrainMixin):
         claim.pause(self.now)
         if claim.evicted_by_draining:
             self.badput += claim.run_time * slot.cpus
+        claim.end_job(self.now)
         claim.job = None
         claim.job_start = None
         claim.last_checkpoint = None

@@ -70,6 +70,12 @@ customers = Table(
     Column("last_usage_time", Integer, nullable=False),
     Column("ceiling", Integer, nullable=False),
     Column("floor", Integer, nullable=False),
+    Column("ceiling_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("ceiling_pre_lease_value", Integer, nullable=False, server_default="-1"),
+    Column("floor_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("floor_pre_lease_value", Integer, nullable=False, server_default="0"),
+    Column("factor_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("factor_pre_lease_value", Float, nullable=False, server_default="0"),
 )
 
 groups = Table(
@@ -141,7 +147,20 @@ MIGRATIONS: dict[int, list[str]] = {
         " requested FLOAT NOT NULL, surplus VARCHAR NOT NULL, sort_key FLOAT NOT NULL,"
         " allocated FLOAT NOT NULL)"
     ],
-    3: [
+    3: [  # condor_userprio -duration leases
+        *(
+            f"ALTER TABLE customers ADD COLUMN {name} {kind} NOT NULL DEFAULT {default}"
+            for name, kind, default in (
+                ("ceiling_lease_expiration", "INTEGER", 0),
+                ("ceiling_pre_lease_value", "INTEGER", -1),
+                ("floor_lease_expiration", "INTEGER", 0),
+                ("floor_pre_lease_value", "INTEGER", 0),
+                ("factor_lease_expiration", "INTEGER", 0),
+                ("factor_pre_lease_value", "FLOAT", 0),
+            )
+        )
+    ],
+    4: [  # the live pool: the job queue, the history, the startd's starters
         "CREATE TABLE IF NOT EXISTS job_clusters (cluster INTEGER PRIMARY KEY,"
         " ad VARCHAR NOT NULL)",
         "CREATE TABLE IF NOT EXISTS jobs (cluster INTEGER NOT NULL, proc INTEGER NOT NULL,"
@@ -212,12 +231,14 @@ def _sqlite_pragmas(connection, _record) -> None:
 def _migrate(engine: Engine) -> None:
     with engine.begin() as conn:
         METADATA.create_all(conn, tables=[schema_version])
-        current = conn.execute(select(schema_version.c.version)).scalar() or 0
-        if current == 0:
+        stored = conn.execute(select(schema_version.c.version)).scalar() or 0
+        current = stored
+        if current == 0:  # a new database: the tables as they are now
             METADATA.create_all(conn)
+            current = max(MIGRATIONS)
         for version in sorted(v for v in MIGRATIONS if v > current):
             for statement in MIGRATIONS[version]:
                 conn.execute(text(statement))
-        if current < max(MIGRATIONS):
+        if stored < max(MIGRATIONS):
             conn.execute(schema_version.delete())
             conn.execute(schema_version.insert().values(version=max(MIGRATIONS)))

@@ -10,9 +10,15 @@ of three columns::
 The first column is ``*``; the second a user name, or a regular expression between
 slashes (optionally followed by ``i`` for any case); the third the user's group, or a comma
 list of the groups the user may choose, the first being the default. Literal names are
-tried before expressions, expressions in file order; the first that matches wins. A user
-the map does not name keeps what the submit file asks for. The file is re-read on
-reconfiguration: ``reload()`` keeps the old map when the new file is bad.
+tried before expressions, expressions in file order; the first that matches wins. The file
+is re-read on reconfiguration: ``reload()`` keeps the old map when the new file is bad.
+
+As the metaknob's job transform and submit requirements do (HTCondor's manual,
+"Configuration Templates", ``AssignAccountingGroup( map_filename [, check_request] )``):
+a user the map does not name is refused (``SUBMIT_REQUIREMENT_AssignAccountingGroup``);
+a requested group the user may not use is refused when ``check_request`` is true or
+absent (``SUBMIT_REQUIREMENT_CheckRequestedGroup``), and ignored for the user's first
+group when it is false.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..classad import ClassAd, ClassAdSyntaxError, Expr
 from ..classad.builtins.regex import compile_pattern
 from ..errors import ConfigError, SubmitError
 from ..textfiles import read_text
@@ -50,10 +57,17 @@ class MapEntry:
 class GroupMap:
     """Which accounting groups each user may submit to."""
 
-    def __init__(self, entries: list[MapEntry], source: str, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        entries: list[MapEntry],
+        source: str,
+        path: Path | None = None,
+        check_request: bool = True,
+    ) -> None:
         self.entries = entries
         self.source = source
         self.path = path
+        self.check_request = check_request
 
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> GroupMap:
@@ -101,19 +115,24 @@ class GroupMap:
         entry = self.entry_for(user)
         return list(entry.groups) if entry is not None else []
 
-    def assign(self, user: str, requested: str | None) -> str | None:
-        """The group a job of ``user`` gets when it asks for ``requested`` (None: nothing)."""
+    def assign(self, user: str, requested: str | None) -> str:
+        """The group a job of ``user`` gets when it asks for ``requested`` (None: nothing);
+        SubmitError with the submit requirement's reason when the job is refused."""
         entry = self.entry_for(user)
         if entry is None:
-            return requested
-        if requested is None:
+            asked = f" {requested}" if requested is not None else ""
+            raise SubmitError(
+                "Submit requirement AssignAccountingGroup not met - Could not map "
+                f"'{user}' to an accounting group{asked}",
+                self.source,
+            )
+        if requested is None or requested in entry.groups:
+            return requested or entry.groups[0]
+        if not self.check_request:
             return entry.groups[0]
-        if requested in entry.groups:
-            return requested
-        allowed = ", ".join(entry.groups)
         raise SubmitError(
-            f"user {user!r} may not use accounting group {requested!r}: "
-            f"the map allows {allowed} (line {entry.line})",
+            f"Permission denied setting accounting_group to {requested} "
+            f"(the map allows {', '.join(entry.groups)})",
             self.source,
             entry.line,
         )
@@ -172,4 +191,23 @@ def configured_group_map(config: Knobs | None) -> GroupMap | None:
     if not path:
         source, line = config.where(knob)
         raise ConfigError(f"{knob}: expected the map file's path", source, line, knob)
-    return GroupMap.read(path)
+    found = GroupMap.read(path)
+    found.check_request = _checks_request(config)
+    return found
+
+
+def _checks_request(config: Knobs) -> bool:
+    """Whether the configured submit requirements refuse a requested group other than the
+    one assigned: ``CheckRequestedGroup`` is among ``SUBMIT_REQUIREMENT_NAMES`` and its
+    expression is false for such a job (the metaknob's second argument makes it true)."""
+    names = (config.get("SUBMIT_REQUIREMENT_NAMES") or "").replace(",", " ").split()
+    if "checkrequestedgroup" not in {name.lower() for name in names}:
+        return False
+    text = config.get("SUBMIT_REQUIREMENT_CheckRequestedGroup")
+    if not text or not text.strip():
+        return False
+    try:
+        verdict = Expr(text).eval(ClassAd({"RequestedAcctGroup": "a", "AcctGroup": "b"}), now=0)
+    except ClassAdSyntaxError:
+        return True
+    return verdict is not True

@@ -9,6 +9,7 @@ names the machine attribute it tests:
     (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory)
     (TARGET.Cpus >= RequestCpus)          only when request_cpus is given
     (TARGET.GPUs >= RequestGPUs)          only when request_gpus is given
+    (TARGET.<Name> >= Request<Name>)      for each custom resource request_<name>
     (TARGET.HasFileTransfer)              should_transfer_files = YES
     ((TARGET.HasFileTransfer) || (TARGET.FileSystemDomain == MY.FileSystemDomain))  IF_NEEDED
     (TARGET.FileSystemDomain == MY.FileSystemDomain)                                NO
@@ -48,6 +49,7 @@ class RequirementsInput:
     cpus_requested: bool
     gpus_requested: bool
     transfer: str  # YES, IF_NEEDED or NO
+    custom: tuple[str, ...] = ()  # custom resources requested (request_<name>)
 
 
 def extend_requirements(given: RequirementsInput) -> Expr:
@@ -74,6 +76,8 @@ def _clauses(given: RequirementsInput) -> list[tuple[str, str]]:
         found.append(("cpus", "(TARGET.Cpus >= RequestCpus)"))
     if given.gpus_requested:
         found.append(("gpus", "(TARGET.GPUs >= RequestGPUs)"))
+    for name in given.custom:
+        found.append((name.lower(), f"(TARGET.{name} >= Request{name})"))
     found.append(("hasfiletransfer", _TRANSFER[given.transfer]))
     return found
 

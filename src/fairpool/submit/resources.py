@@ -42,6 +42,14 @@ def _gpus(job: JobInput) -> Pairs:
     return () if gpus is None else (("RequestGPUs", _count(job, "request_gpus", gpus)),)
 
 
+def _custom(job: JobInput) -> Pairs:
+    """Custom machine resources the job asks for (``request_cogs = 2``: RequestCogs)."""
+    return tuple(
+        (f"Request{name}", _count(job, command, job.get(command) or "0"))
+        for name, command in job.once("custom requests", _custom_requests).items()
+    )
+
+
 def _transfer_files(job: JobInput) -> Pairs:
     transfer = job.once("transfer", _transfer)
     pairs = (
@@ -68,6 +76,7 @@ def _requirements(job: JobInput) -> Pairs:
             cpus_requested=job.get("request_cpus") is not None,
             gpus_requested=job.once("request_gpus", _gpus_given) is not None,
             transfer=job.once("transfer", _transfer),
+            custom=tuple(job.once("custom requests", _custom_requests)),
         )
     )
     return (("Requirements", extended),)
@@ -75,6 +84,21 @@ def _requirements(job: JobInput) -> Pairs:
 
 def _gpus_given(job: JobInput) -> str | None:
     return job.get("request_gpus")
+
+
+_STANDARD = frozenset({"request_cpus", "request_memory", "request_disk", "request_gpus"})
+
+
+def _custom_requests(job: JobInput) -> dict[str, str]:
+    """Custom machine resources the job asks for (condor_submit manual, request_<name>:
+    ``request_cogs = 2`` gives ``RequestCogs``): resource name -> submit command."""
+    found = {}
+    for command in sorted(job.scope.macros):
+        if command.startswith("request_") and command not in _STANDARD:
+            tag = command[len("request_") :]
+            if tag and job.get(command) is not None:
+                found[tag[0].upper() + tag[1:]] = command
+    return found
 
 
 def _count(job: JobInput, command: str, default: str) -> int | Expr:
@@ -110,6 +134,7 @@ RESOURCE_SECTIONS: tuple[Section, ...] = (
     _memory,
     _disk,
     _gpus,
+    _custom,
     _transfer_files,
     _rank,
     _requirements,

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from .. import timefmt
+from ..scope import elements
 from ..unparse import real_text, unparse_value
 from ..values import (
     ERROR,
@@ -229,7 +230,7 @@ def _quantize(st: Any, args: list[Any]) -> Any:
     if type(b) is ClassAdList:
         if len(b) == 0:
             return a
-        for item in b:
+        for item in elements(st, b):
             bound = _quantity(item)
             if bound is None:
                 return ERROR

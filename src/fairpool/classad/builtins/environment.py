@@ -7,6 +7,7 @@ from __future__ import annotations
 import pwd
 from typing import Any
 
+from ..scope import elements
 from ..values import ERROR, UNDEFINED, ClassAdList, Error
 from .registry import builtin
 
@@ -68,7 +69,7 @@ def _list_to_args(st: Any, args: list[Any]) -> Any:
     if type(words) is not ClassAdList:
         return ERROR
     out = []
-    for word in words:
+    for word in elements(st, words):
         if type(word) is not str:
             return ERROR
         out.append(quote_v2(word))

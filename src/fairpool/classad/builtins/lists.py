@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scope import building
+from ..scope import building, elements
 from ..values import (
     ERROR,
     UNDEFINED,
@@ -33,14 +33,14 @@ def _size(st: Any, args: list[Any]) -> Any:
     return ERROR
 
 
-def _numbers(value: Any) -> Any:
+def _numbers(st: Any, value: Any) -> Any:
     """The defined elements of a list as numbers; UNDEFINED/ERROR when it cannot be."""
     if value is UNDEFINED:
         return UNDEFINED
     if type(value) is not ClassAdList:
         return ERROR
     numbers = []
-    for item in value:
+    for item in elements(st, value):
         t = type(item)
         if item is UNDEFINED:
             continue
@@ -53,8 +53,8 @@ def _numbers(value: Any) -> Any:
     return numbers
 
 
-def _aggregate(args: list[Any], how: str) -> Any:
-    numbers = _numbers(args[0])
+def _aggregate(st: Any, args: list[Any], how: str) -> Any:
+    numbers = _numbers(st, args[0])
     if type(numbers) is not list:
         return numbers
     if not numbers:
@@ -69,7 +69,7 @@ def _aggregate(args: list[Any], how: str) -> Any:
 
 
 for _how in ("sum", "avg", "min", "max"):
-    builtin(_how)(lambda st, args, _how=_how: _aggregate(args, _how))
+    builtin(_how)(lambda st, args, _how=_how: _aggregate(st, args, _how))
 
 
 _BLANKS = " \t\n\r\f\v"
@@ -115,7 +115,7 @@ def _join(st: Any, args: list[Any]) -> Any:
     if len(args) == 1:
         if type(args[0]) is not ClassAdList:
             return "" if type(args[0]) not in (Error, Undefined) else args[0]
-        return _join_values(st, "", list(args[0]))
+        return _join_values(st, "", list(elements(st, args[0])))
     separator = args[0]
     if type(separator) is Error:
         return ERROR
@@ -125,7 +125,7 @@ def _join(st: Any, args: list[Any]) -> Any:
         return ERROR
     rest = args[1:]
     if len(rest) == 1 and type(rest[0]) is ClassAdList:
-        rest = list(rest[0])
+        rest = list(elements(st, rest[0]))
     return _join_values(st, separator, rest, no_items)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import re2
 
-from ..scope import building
+from ..scope import building, elements
 from ..values import ERROR, MAX_STRING, UNDEFINED, ClassAdList, Error
 from .registry import builtin
 
@@ -88,7 +88,7 @@ def _regexp_member(st: Any, args: list[Any]) -> Any:
         return ERROR
     regex = compile_pattern(pattern, options)  # an invalid pattern matches nothing
     saw_undefined = False
-    for item in items:
+    for item in elements(st, items):
         if item is UNDEFINED:
             saw_undefined = True
         elif type(item) is not str:

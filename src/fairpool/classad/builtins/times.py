@@ -40,6 +40,13 @@ def _time(st: Any, args: list[Any]) -> Any:
     return int(st.now)
 
 
+@builtin("currentTime", args=0, pure=False)
+def _current_time(st: Any, args: list[Any]) -> Any:
+    """The evaluation's clock as an absolute time (HTCondor's library has it beside
+    ``time()``: ``isAbsTime(currentTime())``, classad2 25.14.1)."""
+    return AbsTime(int(st.now), 0)
+
+
 @builtin("absTime", args=(0, 2), pure=False)
 def _abs_time(st: Any, args: list[Any]) -> Any:
     """Seconds and zone are converted to C ints (``absTime(2147483648)`` is in 1901)."""
@@ -77,6 +84,7 @@ def _rel_time(st: Any, args: list[Any]) -> Any:
 
 
 def _split_relative(secs: float) -> tuple[int, int, int, float]:
+    """Days, hours, minutes and seconds, each carrying the sign (getHours and friends)."""
     days = int(secs / 86400)
     rest = secs - days * 86400
     hours = int(rest / 3600)
@@ -85,20 +93,37 @@ def _split_relative(secs: float) -> tuple[int, int, int, float]:
     return days, hours, minutes, rest - minutes * 60
 
 
+def _split_signed(secs: float) -> tuple[int, int, int, float]:
+    """splitTime's parts: only the largest part that is not zero carries a negative sign
+    (``relTime(-3700)`` is -1 hours, 1 minute, 40 seconds; ``relTime(-5)`` is -5 seconds),
+    as classad2 25.14.1 gives them."""
+    days, hours, minutes, seconds = (abs(x) for x in _split_relative(secs))
+    if secs < 0:
+        if days:
+            days = -days
+        elif hours:
+            hours = -hours
+        elif minutes:
+            minutes = -minutes
+        else:
+            seconds = -seconds
+    return int(days), int(hours), int(minutes), float(seconds)
+
+
 @builtin("splitTime")
 def _split_time(st: Any, args: list[Any]) -> Any:
     from ..ad import ClassAd
 
     value = args[0]
     if type(value) is RelTime:
-        days, hours, minutes, seconds = _split_relative(value.secs)
+        days, hours, minutes, seconds = _split_signed(value.secs)
         return ClassAd(
             {
                 "Type": "RelativeTime",
                 "Days": days,
                 "Hours": hours,
                 "Minutes": minutes,
-                "Seconds": abs(seconds),
+                "Seconds": seconds,
             }
         )
     moment = _instant(value)
