@@ -67,7 +67,12 @@ def submit(live: LivePool, path: Path, text: str) -> None:
     """``fairpool submit`` in this process (a new one costs seconds on a busy machine)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    assert " job(s) submitted to cluster " in run(live, "submit", str(path)).stdout
+    here = os.getcwd()
+    os.chdir(path.parent)  # condor_submit's Iwd: the directory it runs in
+    try:
+        assert " job(s) submitted to cluster " in run(live, "submit", path.name).stdout
+    finally:
+        os.chdir(here)
 
 
 def _queue_for_another_user(live: LivePool, owner: str) -> None:

@@ -25,9 +25,7 @@ def test_a_schedd_in_its_own_process_runs_jobs_through_the_central_manager(tmp_p
             assert "1 job(s) submitted to cluster 1." in out
             schedd = manager.get("/collector/ads", type="Scheduler")["ads"][0]
             assert schedd["ApiAddress"].startswith(submit_host.url)
-            manager.wait(
-                lambda: submit_host.get("/schedd/history")["ads"], 60, "the job to finish"
-            )
+            manager.wait(lambda: submit_host.get("/schedd/history")["ads"], 60, "the job to finish")
             record = submit_host.get("/schedd/history")["ads"][0]
             assert record["ExitCode"] == 0 and record["RemoteHost"].startswith("slot1@")
             schemas = {

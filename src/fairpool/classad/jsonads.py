@@ -33,6 +33,8 @@ class JsonAdError(ClassAdSyntaxError):
 
     def __str__(self) -> str:
         return self.message
+
+
 _UNDEFINED = Expr("undefined")
 _written: dict[int, tuple[Node, Any]] = {}  # id(node) -> (node, its JSON value)
 _MAX_WRITTEN = 100_000
