@@ -8,6 +8,8 @@ to print) are rejected, not compared.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import assume, event, given, note, settings
 from tests.classad.oracle import AVAILABLE, Answer, oracle
@@ -94,6 +96,18 @@ def _nesting(text: str) -> int:
     return deepest
 
 
+_QUOTED_SELECTION = re.compile(r"\.\s*'")
+_THROUGH_TEXT = re.compile(r"\b(eval|string|unparse|strcat|join)\s*\(", re.IGNORECASE)
+
+
+def _through_misprinted_text(case: dict) -> bool:
+    """Whether the case selects a quoted name (``MY.'a b'``) and may print it as text:
+    classad2 writes that ``MY.a b``, which does not read back, so ``eval()`` of an ad holding
+    it is an error there. fairpool writes what reads back (docs/compat.md)."""
+    texts = [t for t in (case["expr"], case["my"], case["target"]) if t is not None]
+    return any(map(_QUOTED_SELECTION.search, texts)) and any(map(_THROUGH_TEXT.search, texts))
+
+
 def check_value(expr: str, my: str | None = None, target: str | None = None) -> None:
     """Both evaluators print the value classad2 prints."""
     note(f"expr   = {expr!r}\nmy     = {my!r}\ntarget = {target!r}")
@@ -107,6 +121,7 @@ def check_value(expr: str, my: str | None = None, target: str | None = None) -> 
     results = {evaluator: evaluate_case(case, evaluator) for evaluator in EVALUATORS}
     if answer.value != "PARSE_ERROR" and any(r != answer.value for r in results.values()):
         assume(not _too_deep(case))
+        assume(not _through_misprinted_text(case))
         assume(max(map(_nesting, results.values())) <= MAX_NESTING)
     for evaluator, got in results.items():
         assert got == answer.value, f"{evaluator}: fairpool {got}, classad2 {answer.value}"

@@ -326,8 +326,11 @@ def subscript(st: EvalState, base: Any, index: Any) -> Any:
     if base is UNDEFINED or index is UNDEFINED:
         return UNDEFINED
     if tb is ClassAdList:
-        if ti is int and 0 <= index < len(base):
-            return base[index]
+        if ti is int:
+            # HTCondor reads the index as a C int: 2**32 + 1 is element 1 (spec §5 lists).
+            index = ((index + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+            if 0 <= index < len(base):
+                return base[index]
         return ERROR
     if isinstance(base, AdBase) and ti is str:
         expr = base._exprs.get(index.lower())
