@@ -19,6 +19,9 @@ from .values import AbsTime, AdBase, ClassAdList, Error, RelTime, Undefined
 __all__ = ["canonical", "canonical_real"]
 
 _MAX_NESTING = 12
+# Values printed in one text at most: a value that contains itself several times (an ad
+# whose attributes are all MY) has as many as attributes ** nesting; past this, "...".
+_MAX_ITEMS = 50_000
 
 
 def canonical_real(value: float) -> str:
@@ -32,6 +35,10 @@ def canonical_real(value: float) -> str:
 
 def canonical(value: Any, st: EvalState, depth: int = 0) -> str:
     """The canonical text of ``value`` (lists and ads evaluated with ``st``)."""
+    return _text(value, st, depth, [_MAX_ITEMS])
+
+
+def _text(value: Any, st: EvalState, depth: int, left: list[int]) -> str:
     t = type(value)
     if t is bool:
         return "true" if value else "false"
@@ -49,19 +56,21 @@ def canonical(value: Any, st: EvalState, depth: int = 0) -> str:
         return f'absTime("{timefmt.format_abstime(value)}")'
     if t is RelTime:
         return f"relTime({canonical_real(float(value.secs))})"
-    if depth >= _MAX_NESTING:
+    if depth >= _MAX_NESTING or left[0] <= 0:
         return "..."
     if t is ClassAdList:
-        return "{" + ", ".join(canonical(v, st, depth + 1) for v in value) + "}"
+        left[0] -= len(value)
+        return "{" + ", ".join(_text(v, st, depth + 1, left) for v in value) + "}"
     if isinstance(value, AdBase):
-        return _ad(value, st, depth)
+        return _ad(value, st, depth, left)
     return repr(value)
 
 
-def _ad(ad: Any, st: EvalState, depth: int) -> str:
+def _ad(ad: Any, st: EvalState, depth: int, left: list[int]) -> str:
     names = sorted(ad._names.values(), key=lambda n: (n.lower(), n))
+    left[0] -= len(names)
     items = [
-        f"{quote_name(name, RESERVED)} = {canonical(select(st, ad, name.lower()), st, depth + 1)}"
+        f"{quote_name(name, RESERVED)} = {_text(select(st, ad, name.lower()), st, depth + 1, left)}"
         for name in names
     ]
     return "[" + "; ".join(items) + "]"
