@@ -13,6 +13,7 @@ import logging
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -80,6 +81,13 @@ class Context:
 
     def daemon_url(self, daemon: str) -> str:
         return f"{self.url}/{daemon}"
+
+    def in_process(self, url: str, daemon: str) -> Any:
+        """The daemon of this process that ``url`` names, or None: daemons of one process
+        call each other's core directly, skipping HTTP, as the negotiator reads its
+        collector (the same methods the API's handlers call)."""
+        local = self.local.get(daemon)
+        return local if local is not None and url == self.daemon_url(daemon) else None
 
 
 def knob_int(config: Config, name: str, default: int, minimum: int = 0) -> int:

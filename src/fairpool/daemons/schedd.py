@@ -66,6 +66,7 @@ from ..schedd.userlog import (
     UserLogEvent,
     user_log_path,
 )
+from ..store.group_commit import GroupCommit, Write
 from ..store.jobs import JobStore
 from .client import Api
 from .context import Context, filesystem_domain, knob_int
@@ -137,6 +138,7 @@ class Schedd:
         self._advert_due = False
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
+        self.writer = GroupCommit(ctx.engine)
         self._recover()
         ctx.env.process(self._advertising())
         ctx.env.process(self._periodic())
@@ -316,6 +318,7 @@ class Schedd:
             else:
                 results[name] = await self._act(caller, action, name, reason, now)
         self._save()
+        await self._on_disk()
         self._advertise_soon()
         return results
 
@@ -360,9 +363,11 @@ class Schedd:
             self.queue.edited(name)
             self.dirty.add(name)
         self._save()
+        self.writer.flush()  # on disk before the user is told
         return len(names)
 
     def history(self, constraint: Expr | None, limit: int | None) -> list[ClassAd]:
+        self.writer.flush()
         return list(self.store.history(constraint, limit, self.ctx.env.now))
 
     # -- negotiation --------------------------------------------------------------------
@@ -502,9 +507,17 @@ class Schedd:
         claim.job = name
         self.claim_of[name] = claim.id
         sent = ad_to_json(job)  # as it stands before this run (its starts not yet counted)
-        self._started(name, claim)
+        saved = self._started(name, claim)
+        if saved is not None:
+            await saved  # on disk before the job can run
+        startd = self.ctx.in_process(claim.startd, "startd")
         try:
-            reply = await self.api(claim.startd).post("/activate", {"claim": claim.id, "job": sent})
+            if startd is not None:
+                reply = startd.activate(claim.id, ad_from_json(sent, "job"))
+            else:
+                reply = await self.api(claim.startd).post(
+                    "/activate", {"claim": claim.id, "job": sent}
+                )
         except Exception as err:
             reply = {"accepted": False, "reason": str(err)}
         if reply.get("accepted") or name not in self.queue.jobs or claim.job != name:
@@ -532,15 +545,16 @@ class Schedd:
         self._save()
         await self._release(claim)
 
-    def _started(self, name: str, claim: Claim) -> None:
+    def _started(self, name: str, claim: Claim) -> asyncio.Future[None] | None:
+        """The run recorded: Running, the execute event; its save, to await."""
         self.starting.discard(name)
         now = self.ctx.env.now
         job = self.queue.begin(name, claim.slot, now)
         address = f"<{claim.startd.split('://')[-1].split('/')[0]}>"
         self._log(job, shadow.started(job, claim.slot, address, now), now)
         self.dirty.add(name)
-        self._save()
         self._advertise_soon()
+        return self._save()
 
     def _not_starting(self, name: str) -> None:
         self.starting.discard(name)
@@ -687,7 +701,7 @@ class Schedd:
                 del self.per_cluster[cluster]
                 empty.append(cluster)
         changed = self._changed()
-        self.store.leave(gone, empty, changed)
+        self._write(self.store.leaving(gone, empty, changed))
         for cluster in empty:
             self.clusters.pop(cluster, None)
 
@@ -698,8 +712,27 @@ class Schedd:
         self.dirty.clear()
         return changed
 
-    def _save(self) -> None:
-        self.store.save(self._changed())
+    def _save(self) -> asyncio.Future[None] | None:
+        """The changed jobs handed to the writer; a future done once they are on disk."""
+        return self._write(self.store.saving(self._changed()))
+
+    def _write(self, write: Write | None) -> asyncio.Future[None] | None:
+        """Writes commit in the order handed over, on the writer's thread, several in one
+        transaction (group_commit.py): the schedd goes on meanwhile. What must be on disk
+        before something else happens (a job's start, a user's reply) awaits the future."""
+        if write is None:
+            return None
+        saved = self.writer.write(write)
+        saved.add_done_callback(self._write_failed)
+        return saved
+
+    def _write_failed(self, saved: asyncio.Future[None]) -> None:
+        if not saved.cancelled() and saved.exception() is not None:
+            self.log.error("saving the job queue failed: %s", saved.exception())
+
+    async def _on_disk(self) -> None:
+        """Every write handed over so far is on disk."""
+        await self.writer.write(lambda conn: None)
 
     def _recover(self) -> None:
         """Jobs the database shows running died with the last run's startd: idle again,
@@ -716,7 +749,7 @@ class Schedd:
             self.log.info(
                 "%d jobs that were running when the pool stopped are idle again", len(lost)
             )
-        self._save()
+        self.store.save(self._changed())  # before the event loop runs
 
     # -- user logs ----------------------------------------------------------------------
     def _log(self, job: ClassAd, event: UserLogEvent, now: float) -> None:
@@ -862,6 +895,7 @@ class Schedd:
             task.cancel()
         for api in self._apis.values():
             await api.close()
+        self.writer.close()
 
     def require(self, name: str) -> ClassAd:
         job = self.queue.jobs.get(name)

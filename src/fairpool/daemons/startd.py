@@ -342,9 +342,13 @@ class StartdDaemon:
         self.spawn(self._tell(claim.schedd, body))
 
     async def _tell(self, schedd: str, event: dict[str, Any]) -> None:
+        local = self.ctx.in_process(schedd, "schedd")
         for attempt in range(10):
             try:
-                await self.api(schedd).post("/events", {"events": [event]})
+                if local is not None:
+                    await local.heard([event])
+                else:
+                    await self.api(schedd).post("/events", {"events": [event]})
                 return
             except Exception as err:
                 self.log.info("telling %s of %s failed (%s); trying again", schedd, event, err)

@@ -17,16 +17,24 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_from_json, ad_to_json, expr_to_json
 from ..classad.match import evaluate, satisfied
 from .database import job_clusters, job_history, jobs
+from .group_commit import Write
 
 __all__ = ["JobStore", "StoredQueue"]
 
 _HEADER = 0
+_UPDATE = (
+    update(jobs)
+    .where(jobs.c.cluster == bindparam("c"), jobs.c.proc == bindparam("p"))
+    .values(ad=bindparam("ad"))
+)
+_DELETE = delete(jobs).where(jobs.c.cluster == bindparam("c"), jobs.c.proc == bindparam("p"))
+_DELETE_CLUSTER = delete(job_clusters).where(job_clusters.c.cluster == bindparam("c"))
 
 
 @dataclass
@@ -83,19 +91,7 @@ class JobStore:
 
     def save(self, changed: Iterable[tuple[ClassAd, ClassAd]]) -> None:
         """The rows of changed jobs, each given with its cluster's ad."""
-        rows = [
-            {"c": job["ClusterId"], "p": job["ProcId"], "ad": _dump(_diff(job, cluster))}
-            for job, cluster in changed
-        ]
-        if not rows:
-            return
-        statement = (
-            update(jobs)
-            .where(jobs.c.cluster == bindparam("c"), jobs.c.proc == bindparam("p"))
-            .values(ad=bindparam("ad"))
-        )
-        with self.engine.begin() as conn:
-            conn.execute(statement, rows)
+        self._commit(self.saving(changed))
 
     def leave(
         self,
@@ -105,25 +101,50 @@ class JobStore:
     ) -> None:
         """Jobs leave the queue for the history (each given with its cluster's ad), the
         clusters left with no job go, and other changed jobs are saved, at once."""
-        gone = list(gone)
-        changed = list(changed)
-        with self.engine.begin() as conn:
-            for job, _ in gone:
-                conn.execute(
-                    delete(jobs).where(
-                        jobs.c.cluster == job["ClusterId"], jobs.c.proc == job["ProcId"]
-                    )
-                )
-            if gone:
-                conn.execute(insert(job_history), [_history_row(job) for job, _ in gone])
-            for number in empty_clusters:
-                conn.execute(delete(job_clusters).where(job_clusters.c.cluster == number))
-            for job, cluster in changed:
-                conn.execute(
-                    update(jobs)
-                    .where(jobs.c.cluster == job["ClusterId"], jobs.c.proc == job["ProcId"])
-                    .values(ad=_dump(_diff(job, cluster)))
-                )
+        self._commit(self.leaving(gone, empty_clusters, changed))
+
+    def saving(self, changed: Iterable[tuple[ClassAd, ClassAd]]) -> Write | None:
+        """``save``'s write, its rows taken from the ads now (None: nothing changed), for
+        a group commit (group_commit.py)."""
+        rows = [
+            {"c": job["ClusterId"], "p": job["ProcId"], "ad": _dump(_diff(job, cluster))}
+            for job, cluster in changed
+        ]
+        if not rows:
+            return None
+
+        def write(conn: Connection) -> None:
+            conn.execute(_UPDATE, rows)
+
+        return write
+
+    def leaving(
+        self,
+        gone: Iterable[tuple[ClassAd, ClassAd]],
+        empty_clusters: Iterable[int],
+        changed: Iterable[tuple[ClassAd, ClassAd]] = (),
+    ) -> Write:
+        """``leave``'s write, its rows taken from the ads now."""
+        keys = [{"c": job["ClusterId"], "p": job["ProcId"]} for job, _ in gone]
+        history = [_history_row(job) for job, _ in gone]
+        empty = [{"c": number} for number in empty_clusters]
+        update_rows = self.saving(changed)
+
+        def write(conn: Connection) -> None:
+            if keys:
+                conn.execute(_DELETE, keys)
+                conn.execute(insert(job_history), history)
+            if empty:
+                conn.execute(_DELETE_CLUSTER, empty)
+            if update_rows is not None:
+                update_rows(conn)
+
+        return write
+
+    def _commit(self, write: Write | None) -> None:
+        if write is not None:
+            with self.engine.begin() as conn:
+                write(conn)
 
     def history(
         self, constraint: Expr | None = None, limit: int | None = None, now: float = 0.0

@@ -1,0 +1,79 @@
+"""Group commit: writes from an event loop, committed by one thread, several at a time.
+
+A commit that is durable waits for the disk (an fsync, a few milliseconds). A busy schedd
+writes at every job start and end; committing each on the event loop stops the whole
+daemon for each fsync. Here the loop hands each write over and awaits it, so it goes on
+serving other work, and the writes queued while a commit is under way go together in
+the next transaction: one fsync for all of them. Each caller still resumes only once its
+write is on disk, in the order the writes were handed over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from sqlalchemy import Connection, Engine
+
+__all__ = ["GroupCommit", "Write"]
+
+Write = Callable[[Connection], None]
+
+
+class GroupCommit:
+    """One engine's writer thread."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._pending: list[tuple[Write, Future[None]]] = []
+        self._lock = threading.Lock()
+        self._draining = False
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="group-commit")
+
+    def write(self, write: Write) -> asyncio.Future[None]:
+        """Hand ``write`` over now (writes commit in the order handed over); the future
+        is done once it is on disk, or carries its error."""
+        done: Future[None] = Future()
+        with self._lock:
+            self._pending.append((write, done))
+            start, self._draining = not self._draining, True
+        if start:
+            self._thread.submit(self._drain)
+        return asyncio.wrap_future(done)
+
+    def flush(self) -> None:
+        """Wait until every write handed over is committed (before reading them back)."""
+        self._thread.submit(lambda: None).result()
+
+    def close(self) -> None:
+        """Wait for the writes handed over, then stop the thread."""
+        self._thread.shutdown(wait=True)
+
+    def _drain(self) -> None:
+        while True:
+            with self._lock:
+                batch, self._pending = self._pending, []
+                if not batch:
+                    self._draining = False
+                    return
+            try:
+                with self.engine.begin() as conn:
+                    for write, _ in batch:
+                        write(conn)
+            except Exception:
+                self._one_by_one(batch)  # only the writes that fail report it
+            else:
+                for _, done in batch:
+                    done.set_result(None)
+
+    def _one_by_one(self, batch: list[tuple[Write, Future[None]]]) -> None:
+        for write, done in batch:
+            try:
+                with self.engine.begin() as conn:
+                    write(conn)
+            except Exception as err:
+                done.set_exception(err)
+            else:
+                done.set_result(None)

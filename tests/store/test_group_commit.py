@@ -1,0 +1,73 @@
+"""Group commit: writes handed over from an event loop are committed in order, several in
+one transaction, each caller resuming once its own write is on disk."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, Table, create_engine, event, insert, select
+
+from fairpool.store.group_commit import GroupCommit
+
+metadata = MetaData()
+rows = Table("rows", metadata, Column("n", Integer, primary_key=True))
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    engine = create_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    metadata.create_all(engine)
+    yield engine
+    engine.dispose()
+
+
+def _insert(n: int):
+    return lambda conn: conn.execute(insert(rows).values(n=n))
+
+
+def _stored(engine) -> list[int]:
+    with engine.connect() as conn:
+        return [r.n for r in conn.execute(select(rows.c.n).order_by(rows.c.n))]
+
+
+def test_writes_commit_in_order_several_at_a_time(engine):
+    commits = []
+    event.listen(engine, "commit", lambda conn: commits.append(1))
+    writer = GroupCommit(engine)
+
+    async def main() -> None:
+        handed = [writer.write(_insert(n)) for n in range(50)]
+        await asyncio.gather(*handed)
+
+    asyncio.run(main())
+    writer.close()
+    assert _stored(engine) == list(range(50))
+    assert len(commits) < 50  # the writes handed over together went together
+
+
+def test_a_failing_write_fails_alone(engine):
+    writer = GroupCommit(engine)
+
+    async def main() -> list[object]:
+        handed = [writer.write(_insert(1)), writer.write(_insert(1)), writer.write(_insert(2))]
+        return await asyncio.gather(*handed, return_exceptions=True)
+
+    results = asyncio.run(main())
+    writer.close()
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], Exception)  # the duplicate key, and only it
+    assert _stored(engine) == [1, 2]
+
+
+def test_flush_waits_for_what_was_handed_over(engine):
+    writer = GroupCommit(engine)
+
+    async def main() -> list[int]:
+        writer.write(_insert(7))  # not awaited
+        writer.flush()
+        return _stored(engine)
+
+    assert asyncio.run(main()) == [7]
+    writer.close()
