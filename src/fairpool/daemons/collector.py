@@ -157,7 +157,7 @@ class Collector:
                 "MyType": "Collector",
                 "Name": self.own_name,
                 "Machine": self.ctx.host,
-                "MyAddress": _sinful(self.ctx.url),
+                "MyAddress": self.ctx.address,
                 "ApiAddress": self.ctx.daemon_url(self.name),
                 "DaemonStartTime": int(self.ctx.started),
                 "MyCurrentTime": int(now),
@@ -314,7 +314,3 @@ def _body_schema(properties: dict[str, Any]) -> dict[str, Any]:
     schema = {"type": "object", "properties": properties}
     return {"requestBody": {"content": {"application/json": {"schema": schema}}}}
 
-
-def _sinful(url: str) -> str:
-    """``http://127.0.0.1:9618`` as HTCondor writes an address: ``<127.0.0.1:9618>``."""
-    return f"<{url.split('://', 1)[-1].split('/', 1)[0]}>"

@@ -63,6 +63,7 @@ class Context:
     host: str = field(default_factory=socket.getfqdn)
     started: float = 0.0
     local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
+    cedar_port: int = 0  # this process's CEDAR listener (0: none)
 
     def logger(self, daemon: str) -> logging.Logger:
         """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""
@@ -80,6 +81,15 @@ class Context:
 
     def daemon_url(self, daemon: str) -> str:
         return f"{self.url}/{daemon}"
+
+    @property
+    def address(self) -> str:
+        """This process's address as HTCondor writes one (``MyAddress``): its CEDAR
+        port in sinful form, ``<127.0.0.1:PORT?addrs=127.0.0.1-PORT>``, which HTCondor's
+        own clients connect to; the HTTP port where no CEDAR listener runs."""
+        if self.cedar_port:
+            return f"<127.0.0.1:{self.cedar_port}?addrs=127.0.0.1-{self.cedar_port}>"
+        return f"<{self.url.split('://', 1)[-1].split('/', 1)[0]}>"
 
 
 def knob_int(config: Config, name: str, default: int, minimum: int = 0) -> int:

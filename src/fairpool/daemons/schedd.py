@@ -197,7 +197,7 @@ class Schedd:
             self.clusters[cluster_ad["ClusterId"]] = cluster_ad
             self.per_cluster[cluster_ad["ClusterId"]] = len(procs)
             self.queue.add(procs)
-            self._log_all(procs, Submitted(f"<{self.ctx.url.split('://')[-1]}>"), now)
+            self._log_all(procs, Submitted(self.ctx.address), now)
         self.spawn(self.reschedule())
         total = sum(len(p) for _, p, _ in made)
         self.log.info(
@@ -741,7 +741,7 @@ class Schedd:
         common = {
             "ScheddName": self.schedd_name,
             "Machine": self.ctx.host,
-            "MyAddress": f"<{self.ctx.url.split('://')[-1]}>",
+            "MyAddress": self.ctx.address,
             "ApiAddress": self.url,
             "MyCurrentTime": int(now),
         }

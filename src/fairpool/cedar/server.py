@@ -1,0 +1,187 @@
+"""The CEDAR listener: HTCondor's own clients (the ``htcondor`` wheel's ``htcondor2``
+module and the tools built on it) served by the same daemon cores as the HTTP API.
+
+One asyncio server per process, started by the master beside uvicorn. Each connection
+is read one message at a time: a command number, or DC_AUTHENTICATE with the client's
+security policy (security.py) and then the command's payload; the command goes to the
+handler of the daemon that runs it in this process (collector.py, schedd.py,
+negotiator.py in this package). A connection may carry several commands (the wheel's
+advertise sends one per ad, then DC_NOP).
+
+Nothing a peer sends can stop the daemon or hold it for others: every read waits at
+most ``CEDAR_TIMEOUT`` seconds, a message may not exceed ``CEDAR_MAX_MESSAGE`` bytes,
+at most ``CEDAR_MAX_CONNECTIONS`` connections are served at once (more are closed at
+once), and a message that does not decode ends its connection with one line in the
+log. The caller is the local user at the other end (the kernel's socket table, as
+daemons/identity.py finds it), or the user the FS method proves (authentication.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..daemons.identity import Caller, caller_at
+from .commands import DC_AUTHENTICATE, DC_NOP
+from .framing import Closed, read_message, write_message
+from .security import Refusal, Sessions, policy_reply, refusal_of, session_ad
+from .wire import Reader, WireError, Writer
+
+__all__ = ["CedarServer", "Exchange", "Handler"]
+
+
+class Exchange:
+    """One command on a connection: its payload's messages, the replies, the caller."""
+
+    def __init__(self, server: CedarServer, connection: _Connection, command: int) -> None:
+        self.server = server
+        self.connection = connection
+        self.command = command
+        self.caller = connection.caller
+
+    async def receive(self) -> Reader:
+        """The command's next message."""
+        return await self.connection.receive()
+
+    async def send(self, message: Writer) -> None:
+        await self.connection.send(message.payload())
+
+    async def authenticate(self) -> Caller:
+        """The authentication-method exchange that submit and act run first."""
+        from .authentication import authenticate
+
+        self.caller = await authenticate(self)
+        return self.caller
+
+
+Handler = Callable[[Exchange], Awaitable[None]]
+
+
+class _Connection:
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: Limits
+    ) -> None:
+        self.reader, self.writer, self.limits = reader, writer, limits
+        peer = writer.get_extra_info("peername") or (None, None)
+        self.peer: tuple[Any, Any] = (peer[0], peer[1])
+        local = writer.get_extra_info("sockname") or (None, None)
+        self.local: tuple[Any, Any] = (local[0], local[1])
+        self.caller = caller_at(self.peer[0], self.peer[1])
+        self.pending: Reader | None = None  # the rest of a message that held a command
+
+    async def receive(self) -> Reader:
+        if self.pending is not None:
+            message, self.pending = self.pending, None
+            return message
+        payload = await read_message(self.reader, self.limits.message, self.limits.timeout)
+        return Reader(payload)
+
+    async def send(self, payload: bytes) -> None:
+        write_message(self.writer, payload)
+        await asyncio.wait_for(self.writer.drain(), self.limits.timeout)
+
+
+class Limits:
+    """What one connection may cost."""
+
+    def __init__(self, timeout: float, message: int, connections: int) -> None:
+        self.timeout, self.message, self.connections = timeout, message, connections
+
+
+class CedarServer:
+    """The listener, and the handlers of the daemons this process runs."""
+
+    def __init__(self, handlers: dict[int, Handler], limits: Limits, log: Any) -> None:
+        self.handlers = handlers
+        self.limits = limits
+        self.log = log
+        self.sessions = Sessions()
+        self.active = 0
+        self.server: asyncio.Server | None = None
+        self.tasks: set[asyncio.Task] = set()
+
+    async def start(self, sock: socket.socket) -> None:
+        self.server = await asyncio.start_server(self._serve, sock=sock, limit=1 << 16)
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for task in list(self.tasks):
+            task.cancel()
+        if self.server is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.server.wait_closed(), 2)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.active >= self.limits.connections:
+            writer.close()
+            return
+        self.active += 1
+        task = asyncio.current_task()
+        if task is not None:
+            self.tasks.add(task)
+        connection = _Connection(reader, writer, self.limits)
+        try:
+            await self._commands(connection)
+        except Closed:
+            pass
+        except (WireError, TimeoutError, ConnectionError) as err:
+            self.log.info("CEDAR %s:%s: %s", *connection.peer, err or type(err).__name__)
+        except Exception:
+            self.log.exception("CEDAR %s:%s: failed", *connection.peer)
+        finally:
+            self.active -= 1
+            if task is not None:
+                self.tasks.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer.wait_closed(), 1)
+
+    async def _commands(self, connection: _Connection) -> None:
+        while True:
+            message = await connection.receive()
+            command = message.int("a command number")
+            if command == DC_NOP:
+                continue
+            if command == DC_AUTHENTICATE:
+                command = await self._handshake(connection, message.ad(what="the security policy"))
+            elif message.left:
+                connection.pending = message
+            handler = self.handlers.get(command)
+            if handler is None:
+                raise WireError(f"command {command} is not served here")
+            await handler(Exchange(self, connection, command))
+
+    async def _handshake(self, connection: _Connection, policy: Any) -> int:
+        """The client's policy answered; the command it is for."""
+        command = policy.get("Command")
+        if type(command) is not int:
+            raise WireError("the security policy names no Command")
+        if str(policy.get("UseSession", "")).upper() == "YES":
+            session = self.sessions.resume(policy.get("Sid"))
+            if session is None:
+                raise WireError(f"resumed session {policy.get('Sid')!r} is unknown or expired")
+            await connection.send(Writer().ad(ClassAdOf(ReturnCode="AUTHORIZED")).payload())
+            return command
+        refusal = refusal_of(policy)
+        if refusal is not None:
+            await connection.send(Writer().ad(policy_reply()).payload())
+            raise refusal
+        session = self.sessions.new(command, policy.get("SessionLease"))
+        await connection.send(Writer().ad(policy_reply()).payload())
+        valid = sorted(self.handlers)
+        reply = session_ad(session, connection.caller.name, valid)
+        await connection.send(Writer().ad(reply).payload())
+        return command
+
+
+def ClassAdOf(**attributes: Any):  # noqa: N802
+    from ..classad import ClassAd
+
+    return ClassAd(attributes)
+
+
+_ = Refusal
