@@ -68,8 +68,13 @@ def query_terms(ad: ClassAd) -> tuple[Expr | None, list[str] | None, int]:
     constraint = ad.lookup("Requirements") if "Requirements" in ad else None
     if constraint is not None and str(constraint).strip("() ") in ("", "true", "TRUE"):
         constraint = None
-    projection = ad.get("Projection")
-    names = projection.replace(",", " ").split() if isinstance(projection, str) else []
+    projection = ad.get("Projection")  # "A B", "A,B", "A\nB" or {"A", "B"}
+    if isinstance(projection, str):
+        names = projection.replace(",", " ").split()
+    elif isinstance(projection, list):
+        names = [n for n in projection if isinstance(n, str)]
+    else:
+        names = []
     limit = ad.get("LimitResults")
     return constraint, names or None, limit if type(limit) is int and limit > 0 else 0
 

@@ -22,11 +22,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..classad import ClassAd
+from ..daemons.context import CONDOR_VERSION
 from .wire import WireError
 
 __all__ = ["Refusal", "Sessions", "policy_reply", "refusal_of", "session_ad"]
 
-VERSION = "$CondorVersion: 25.0.0 2025-01-01 BuildID: fairpool $"
 MAX_SESSIONS = 10_000
 MAX_LEASE = 3600
 _PROTECTIONS = ("Authentication", "Encryption", "Integrity")
@@ -89,7 +89,7 @@ def policy_reply() -> ClassAd:
             "AuthMethods": "",
             "CryptoMethods": "",
             "Enact": "YES",
-            "RemoteVersion": VERSION,
+            "RemoteVersion": CONDOR_VERSION,
         }
     )
 
@@ -101,6 +101,6 @@ def session_ad(session: Session, user: str | None, commands: list[int]) -> Class
             "User": f"{user}@fairpool" if user else "unauthenticated@unmapped",
             "ValidCommands": ",".join(str(c) for c in commands),
             "SessionExpires": int(time.time() + max(0.0, session.expires - time.monotonic())),
-            "RemoteVersion": VERSION,
+            "RemoteVersion": CONDOR_VERSION,
         }
     )

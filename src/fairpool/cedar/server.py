@@ -147,7 +147,10 @@ class CedarServer:
             if command == DC_NOP:
                 continue
             if command == DC_AUTHENTICATE:
-                command = await self._handshake(connection, message.ad(what="the security policy"))
+                policy = message.ad(what="the security policy")
+                command = await self._handshake(connection, policy)
+                if command == DC_AUTHENTICATE:
+                    continue  # a session made for a later command (RESCHEDULE over UDP)
             elif message.left:
                 connection.pending = message
             handler = self.handlers.get(command)

@@ -117,12 +117,16 @@ class Writer:
         fraction, exponent = math.frexp(value)
         return self.int(int(fraction * _SCALE)).int(exponent)
 
-    def ad(self, ad: ClassAd, trailer: bool = True) -> Writer:
-        """An ad's attributes as old-syntax lines (MyType and TargetType after them
-        when ``trailer``: the peer expects them everywhere but in GET_PRIORITY's reply)."""
+    def ad(
+        self, ad: ClassAd, trailer: bool = True, projection: set[str] | None = None
+    ) -> Writer:
+        """An ad's attributes (only the lower-case names in ``projection``, if given) as
+        old-syntax lines; MyType and TargetType after them when ``trailer`` (the peer
+        expects them everywhere but in GET_PRIORITY's reply)."""
         lines = [
             f"{ad.spelling(key)} = {to_text(unparse(expr.node, old=True))}"
             for key, expr in ad._exprs.items()
+            if projection is None or key in projection
         ]
         self.int(len(lines))
         for line in lines:

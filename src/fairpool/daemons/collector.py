@@ -157,7 +157,7 @@ class Collector:
                 "MyType": "Collector",
                 "Name": self.own_name,
                 "Machine": self.ctx.host,
-                "MyAddress": self.ctx.address,
+                **self.ctx.identity(),
                 "ApiAddress": self.ctx.daemon_url(self.name),
                 "DaemonStartTime": int(self.ctx.started),
                 "MyCurrentTime": int(now),
@@ -167,7 +167,6 @@ class Collector:
                 "HostsUnclaimed": states.get("Unclaimed", 0),
                 "HostsOwner": states.get("Owner", 0),
                 "SubmitterAds": len(self.ads.get("submitter", {})),
-                "CondorVersion": "$CondorVersion: fairpool $",
             }
         )
         return ad_to_json(ad)

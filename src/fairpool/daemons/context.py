@@ -20,7 +20,21 @@ from ..config import Config
 from ..config.knob_values import knob_error
 from ..runtime.realtime import RealtimeEnvironment
 
-__all__ = ["Context", "PoolPaths", "filesystem_domain", "knob_float", "knob_int"]
+__all__ = [
+    "CONDOR_PLATFORM",
+    "CONDOR_VERSION",
+    "Context",
+    "PoolPaths",
+    "filesystem_domain",
+    "knob_float",
+    "knob_int",
+]
+
+# What every daemon ad (and the CEDAR handshake) says the daemon is: the HTCondor
+# release whose protocol the CEDAR front end speaks, built by fairpool. HTCondor's
+# clients read these (the wheel's Schedd needs CondorVersion in the ad it is given).
+CONDOR_VERSION = "$CondorVersion: 25.0.0 2025-01-01 BuildID: fairpool $"
+CONDOR_PLATFORM = "$CondorPlatform: X86_64-Linux fairpool $"
 
 
 @dataclass(frozen=True)
@@ -81,6 +95,14 @@ class Context:
 
     def daemon_url(self, daemon: str) -> str:
         return f"{self.url}/{daemon}"
+
+    def identity(self) -> dict[str, str]:
+        """The attributes that name this process in each of its daemons' ads."""
+        return {
+            "MyAddress": self.address,
+            "CondorVersion": CONDOR_VERSION,
+            "CondorPlatform": CONDOR_PLATFORM,
+        }
 
     @property
     def address(self) -> str:

@@ -213,7 +213,7 @@ class Master:
                 "Name": self.ctx.host,
                 "Machine": self.ctx.host,
                 "ApiAddress": self.ctx.daemon_url("master"),
-                "MyAddress": self.ctx.address,
+                **self.ctx.identity(),
                 "DaemonStartTime": int(self.ctx.started),
                 "DaemonList": ", ".join(["MASTER", *self.daemons]),
             }

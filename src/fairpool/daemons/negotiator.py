@@ -278,7 +278,7 @@ class Negotiator:
                 "MyType": "Negotiator",
                 "Name": self.negotiator_name,
                 "Machine": self.ctx.host,
-                "MyAddress": self.ctx.address,
+                **self.ctx.identity(),
                 "ApiAddress": self.ctx.daemon_url(self.name),
                 "DaemonStartTime": int(self.ctx.started),
                 "MyCurrentTime": int(self.ctx.env.now),

@@ -741,7 +741,7 @@ class Schedd:
         common = {
             "ScheddName": self.schedd_name,
             "Machine": self.ctx.host,
-            "MyAddress": self.ctx.address,
+            **self.ctx.identity(),
             "ApiAddress": self.url,
             "MyCurrentTime": int(now),
         }

@@ -393,7 +393,7 @@ class StartdDaemon:
             ad.update(
                 {
                     "ApiAddress": self.url,
-                    "MyAddress": address,
+                    **self.ctx.identity(),
                     "StartdIpAddr": address,
                     "LastHeardFrom": now,
                     "MyCurrentTime": now,
