@@ -29,6 +29,7 @@ from typing import Any
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_to_json
 from ..classad.parser import parse_old_value
+from ..daemons.errors import Forbidden
 from ..daemons.identity import Caller
 from ..daemons.schedd import Schedd
 from ..errors import ClassAdSyntaxError, FairpoolError
@@ -102,13 +103,15 @@ def _answer(
             constraint = _expr(message.string("the constraint"))
             value, name = message.string("the value"), message.string("the name")
             names, _ = schedd.select(None, None, constraint)
-            schedd.edit(caller, names, name, value)
-            return Writer().int(0)
+            return Writer().int(schedd.edit(caller, names, name, value))
         if call == COMMIT:
             return _commit(schedd, caller, pending)
+    except Forbidden as err:
+        schedd.log.info("queue-management call %d refused: %s", call, err)
+        return _failed(errno.EACCES)
     except FairpoolError as err:
-        schedd.log.info("queue management call %d refused: %s", call, err)
-        return _failed(errno.EACCES if "not" in str(err) else errno.EINVAL)
+        schedd.log.info("queue-management call %d refused: %s", call, err)
+        return _failed(errno.EINVAL)
     raise WireError(f"queue-management call {call} is not served here")
 
 
@@ -120,15 +123,16 @@ def _set_attribute(schedd: Schedd, caller: Caller, pending: _Submission, message
         if ad is not None:
             ad.insert_node(name, parse_old_value(value))
         else:
+            schedd.require(f"{cluster}.{proc}")
             schedd.edit(caller, [f"{cluster}.{proc}"], name, value)
-    except (ClassAdSyntaxError, FairpoolError, KeyError) as err:
+    except (ClassAdSyntaxError, FairpoolError) as err:
         pending.failure = pending.failure or f"{name} of {cluster}.{proc}: {err}"
 
 
 def _commit(schedd: Schedd, caller: Caller, pending: _Submission) -> Writer:
     if pending.failure is not None:
         schedd.log.info("submission refused: %s", pending.failure)
-        return _failed(errno.EINVAL)
+        return _failed(errno.EINVAL, pending.failure)
     if not pending.clusters:
         return Writer().int(0)
     clusters = []
@@ -137,7 +141,11 @@ def _commit(schedd: Schedd, caller: Caller, pending: _Submission) -> Writer:
             cluster["Owner"] = caller.name  # the wheel leaves it to the schedd
         procs = [_own(proc, place) for place, proc in sorted(pending.procs[number].items())]
         clusters.append({"ad": ad_to_json(cluster), "procs": procs})
-    schedd.submit(caller, min(pending.clusters), clusters)
+    try:
+        schedd.submit(caller, min(pending.clusters), clusters)
+    except FairpoolError as err:
+        schedd.log.info("submission refused: %s", err)
+        return _failed(errno.EINVAL, str(err))
     return Writer().int(0)
 
 
@@ -154,5 +162,8 @@ def _expr(text: str) -> Expr:
         raise WireError(f"constraint: {err.message}") from None
 
 
-def _failed(code: int) -> Writer:
-    return Writer().int(-1).int(code)
+def _failed(code: int, reason: str | None = None) -> Writer:
+    """A refused call: -1 and an errno; a refused commit also says why (ErrorReason,
+    which the wheel shows after "Unable to commit transaction:")."""
+    answer = Writer().int(-1).int(code)
+    return answer.ad(ClassAd({"ErrorReason": reason})) if reason is not None else answer

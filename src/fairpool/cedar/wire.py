@@ -117,9 +117,7 @@ class Writer:
         fraction, exponent = math.frexp(value)
         return self.int(int(fraction * _SCALE)).int(exponent)
 
-    def ad(
-        self, ad: ClassAd, trailer: bool = True, projection: set[str] | None = None
-    ) -> Writer:
+    def ad(self, ad: ClassAd, trailer: bool = True, projection: set[str] | None = None) -> Writer:
         """An ad's attributes (only the lower-case names in ``projection``, if given) as
         old-syntax lines; MyType and TargetType after them when ``trailer`` (the peer
         expects them everywhere but in GET_PRIORITY's reply)."""
