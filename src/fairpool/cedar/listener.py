@@ -6,6 +6,7 @@ from typing import Any
 
 from ..daemons.context import Context, knob_float, knob_int
 from .collector import collector_handlers
+from .negotiator import negotiator_handlers
 from .schedd import schedd_handlers
 from .server import CedarServer, Handler, Limits
 
@@ -17,6 +18,8 @@ def cedar_server(ctx: Context, daemons: dict[str, Any]) -> CedarServer:
     handlers: dict[int, Handler] = {}
     if "COLLECTOR" in daemons:
         handlers.update(collector_handlers(daemons["COLLECTOR"]))
+    if "NEGOTIATOR" in daemons:
+        handlers.update(negotiator_handlers(daemons["NEGOTIATOR"]))
     if "SCHEDD" in daemons:
         handlers.update(schedd_handlers(daemons["SCHEDD"]))
     config = ctx.config

@@ -70,7 +70,9 @@ class Reader:
         exponent = self.int(what)
         if not -1100 < exponent < 1100:
             raise WireError(f"{what}: exponent {exponent} out of range")
-        return math.ldexp(fraction / _SCALE, exponent)
+        # the encoding carries some 31 bits: read to the 9 digits they hold, so that
+        # a factor of 5 arrives as 5.0 rather than 4.9999999986
+        return float(f"{math.ldexp(fraction / _SCALE, exponent):.9g}")
 
     def ad(self, trailer: bool = True, what: str = "an ad") -> ClassAd:
         """An ad; ``trailer``: MyType and TargetType follow (if the message has them)."""

@@ -32,6 +32,11 @@ class Caller:
     def local(self) -> bool:
         return self.uid is not None
 
+    @property
+    def administrator(self) -> bool:
+        """HTCondor's ADMINISTRATOR level: the pool's own user, or root."""
+        return self.uid in (0, os.getuid())
+
     def owns(self, owner: object) -> bool:
         """Whether the caller may act on a job whose Owner is ``owner``: its owner, the
         pool's own user, or root (HTCondor's queue super users)."""
