@@ -4,9 +4,11 @@ condor_userprio's edits, each the negotiator core's ``edit_record`` (daemons/neg
 
 As observed with the wheel (spec/cedar.md): the priority answer is one ad of numbered
 attributes (``Name1``, ``Priority1``, ... one set per record, with ``NumSubmittors``
-and ``LastUpdate``) and, unlike every other ad, no MyType and TargetType after it. An
-edit is the command, the user's name and (but for reset and delete) a value; it has no
-answer (and RESET_ALL_USAGE no user), so a refused edit (not ADMINISTRATOR, a bad name or value) is only logged.
+and ``LastUpdate``) and, unlike every other ad, no MyType and TargetType after it; so
+is GET_RESLIST's (``Name1``, ``StartTime1``...). An edit is the command, the user's
+name and (but for reset and delete) a value, and RESET_ALL_USAGE the command alone;
+none has an answer, so a refused edit (not ADMINISTRATOR, a bad name or value) is only
+logged. The wheel has no call for SET_FLOOR.
 """
 
 from __future__ import annotations

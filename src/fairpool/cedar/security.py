@@ -9,8 +9,9 @@ operating system: the kernel's socket table for every local connection (as the H
 front end knows its callers), and the FS method's directory owner where the command
 runs the authentication-method exchange (authentication.py).
 
-Sessions are kept so that a client's later connections resume them (``UseSession``);
-each lives ``SessionLease`` seconds (capped) and the table is bounded.
+A session here holds no keys and no identity (the caller is found afresh on every
+connection), so a client resuming one (``UseSession``) is always let in: also one
+given before the pool restarted, which the wheel would otherwise fail a call over.
 """
 
 from __future__ import annotations
@@ -18,17 +19,23 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
 
 from ..classad import ClassAd
 from ..daemons.context import CONDOR_VERSION
 from .wire import WireError
 
-__all__ = ["Refusal", "Sessions", "policy_reply", "refusal_of", "session_ad"]
+__all__ = [
+    "Refusal",
+    "denial",
+    "new_session",
+    "policy_reply",
+    "refusal_of",
+    "resumed",
+    "session_ad",
+]
 
-MAX_SESSIONS = 10_000
-MAX_LEASE = 3600
+SESSION_LIFETIME = 3600
+_numbers = itertools.count(1)
 _PROTECTIONS = ("Authentication", "Encryption", "Integrity")
 
 
@@ -36,34 +43,9 @@ class Refusal(WireError):
     """A client whose security policy fairpool cannot meet."""
 
 
-@dataclass
-class Session:
-    sid: str
-    command: int
-    expires: float
-
-
-class Sessions:
-    """The sessions this listener handed out, by id (oldest dropped first when full)."""
-
-    def __init__(self) -> None:
-        self.table: OrderedDict[str, Session] = OrderedDict()
-        self._numbers = itertools.count(1)
-
-    def new(self, command: int, lease: object) -> Session:
-        seconds = lease if type(lease) is int and 0 < lease <= MAX_LEASE else MAX_LEASE
-        sid = f"fairpool:{os.getpid()}:{int(time.time())}:{next(self._numbers)}"
-        session = self.table[sid] = Session(sid, command, time.monotonic() + seconds)
-        while len(self.table) > MAX_SESSIONS:
-            self.table.popitem(last=False)
-        return session
-
-    def resume(self, sid: object) -> Session | None:
-        session = self.table.get(sid) if isinstance(sid, str) else None
-        if session is None or session.expires < time.monotonic():
-            self.table.pop(sid, None)  # type: ignore[arg-type]
-            return None
-        return session
+def new_session(command: int) -> str:
+    """A session's id, unique within this host."""
+    return f"fairpool:{os.getpid()}:{int(time.time())}:{next(_numbers)}:{command}"
 
 
 def refusal_of(policy: ClassAd) -> Refusal | None:
@@ -94,13 +76,25 @@ def policy_reply() -> ClassAd:
     )
 
 
-def session_ad(session: Session, user: str | None, commands: list[int]) -> ClassAd:
+def session_ad(sid: str, user: str | None, commands: list[int]) -> ClassAd:
+    """The session the client keeps (it fails if ValidCommands is empty)."""
     return ClassAd(
         {
-            "Sid": session.sid,
+            "Sid": sid,
             "User": f"{user}@fairpool" if user else "unauthenticated@unmapped",
             "ValidCommands": ",".join(str(c) for c in commands),
-            "SessionExpires": int(time.time() + max(0.0, session.expires - time.monotonic())),
+            "SessionExpires": int(time.time()) + SESSION_LIFETIME,
             "RemoteVersion": CONDOR_VERSION,
         }
     )
+
+
+def resumed() -> ClassAd:
+    """The answer to a client resuming a session."""
+    return ClassAd({"ReturnCode": "AUTHORIZED"})
+
+
+def denial(reason: str) -> ClassAd:
+    """What a refused client is told after the policy: the wheel reports "DENIED"
+    (SECMAN:2010) and gives up, rather than going on in plaintext."""
+    return ClassAd({"ReturnCode": "DENIED", "ErrorString": reason})

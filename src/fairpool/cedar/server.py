@@ -25,9 +25,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..daemons.identity import Caller, caller_at
+from .authentication import authenticate
 from .commands import DC_AUTHENTICATE, DC_NOP
 from .framing import Closed, read_message, write_message
-from .security import Refusal, Sessions, policy_reply, refusal_of, session_ad
+from .security import denial, new_session, policy_reply, refusal_of, resumed, session_ad
 from .wire import Reader, WireError, Writer
 
 __all__ = ["CedarServer", "Exchange", "Handler"]
@@ -51,8 +52,6 @@ class Exchange:
 
     async def authenticate(self) -> Caller:
         """The authentication-method exchange that submit and act run first."""
-        from .authentication import authenticate
-
         self.caller = await authenticate(self)
         return self.caller
 
@@ -98,7 +97,6 @@ class CedarServer:
         self.handlers = handlers
         self.limits = limits
         self.log = log
-        self.sessions = Sessions()
         self.active = 0
         self.server: asyncio.Server | None = None
         self.tasks: set[asyncio.Task] = set()
@@ -164,27 +162,16 @@ class CedarServer:
         if type(command) is not int:
             raise WireError("the security policy names no Command")
         if str(policy.get("UseSession", "")).upper() == "YES":
-            session = self.sessions.resume(policy.get("Sid"))
-            if session is None:
-                raise WireError(f"resumed session {policy.get('Sid')!r} is unknown or expired")
-            await connection.send(Writer().ad(ClassAdOf(ReturnCode="AUTHORIZED")).payload())
+            await connection.send(Writer().ad(resumed()).payload())
             return command
         refusal = refusal_of(policy)
         if refusal is not None:
+            # the client's own word for a refusal: "DENIED" after the policy
             await connection.send(Writer().ad(policy_reply()).payload())
+            await connection.send(Writer().ad(denial(str(refusal))).payload())
             raise refusal
-        session = self.sessions.new(command, policy.get("SessionLease"))
         await connection.send(Writer().ad(policy_reply()).payload())
         valid = sorted(self.handlers)
-        reply = session_ad(session, connection.caller.name, valid)
+        reply = session_ad(new_session(command), connection.caller.name, valid)
         await connection.send(Writer().ad(reply).payload())
         return command
-
-
-def ClassAdOf(**attributes: Any):  # noqa: N802
-    from ..classad import ClassAd
-
-    return ClassAd(attributes)
-
-
-_ = Refusal

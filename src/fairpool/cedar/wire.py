@@ -17,7 +17,7 @@ import math
 import struct
 
 from ..classad import ClassAd
-from ..classad.formats import _old_line
+from ..classad.formats import parse_old_line
 from ..classad.unparse import unparse
 from ..classad.values import to_text
 from ..errors import ClassAdSyntaxError, FairpoolError
@@ -83,7 +83,7 @@ class Reader:
         for number in range(count):
             line = self.string(f"attribute {number + 1} of {what}")
             try:
-                name, node = _old_line(line, number + 1, what)
+                name, node = parse_old_line(line, number + 1, what)
             except ClassAdSyntaxError as err:
                 raise WireError(f"{what}, attribute {number + 1}: {err.message}") from None
             ad.insert_node(name, node)

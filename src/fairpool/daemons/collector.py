@@ -312,4 +312,3 @@ async def _json_body(request: Request) -> dict[str, Any]:
 def _body_schema(properties: dict[str, Any]) -> dict[str, Any]:
     schema = {"type": "object", "properties": properties}
     return {"requestBody": {"content": {"application/json": {"schema": schema}}}}
-

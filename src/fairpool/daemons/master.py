@@ -36,9 +36,9 @@ from typing import Any
 import uvicorn
 from fastapi import APIRouter, FastAPI
 
-from ..classad import ClassAd
 from ..cedar.listener import cedar_server
 from ..cedar.server import CedarServer
+from ..classad import ClassAd
 from ..classad.jsonads import ad_to_json
 from ..config import Config, load_config
 from ..errors import ConfigError
