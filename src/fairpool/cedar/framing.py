@@ -3,9 +3,9 @@ packet of the message), the payload's length as a 32-bit big-endian integer, and
 payload (spec/cedar.md).
 
 Reads are bounded: a packet longer than ``MAX_PACKET`` or a message longer than the
-limit the caller gives is refused before its bytes are read, and every read waits at
-most the connection's timeout, so a peer that sends garbage or stops halfway costs one
-connection, never the daemon.
+limit the caller gives is refused before its bytes are read, and a whole message must
+arrive within the timeout (a peer trickling bytes cannot hold a connection open), so a
+peer that sends garbage or stops halfway costs one connection, never the daemon.
 """
 
 from __future__ import annotations
@@ -27,12 +27,18 @@ class Closed(Exception):
 
 
 async def read_message(stream: asyncio.StreamReader, limit: int, timeout: float) -> bytes:
-    """The next whole message's payload."""
+    """The next whole message's payload (TimeoutError: it did not come within
+    ``timeout`` seconds)."""
+    async with asyncio.timeout(timeout):
+        return await _message(stream, limit)
+
+
+async def _message(stream: asyncio.StreamReader, limit: int) -> bytes:
     parts: list[bytes] = []
     size = 0
     while True:
         try:
-            header = await asyncio.wait_for(stream.readexactly(_HEADER.size), timeout)
+            header = await stream.readexactly(_HEADER.size)
         except asyncio.IncompleteReadError as err:
             if not parts and not err.partial:
                 raise Closed from None
@@ -46,7 +52,7 @@ async def read_message(stream: asyncio.StreamReader, limit: int, timeout: float)
         if size > limit:
             raise WireError(f"a message of more than {limit} bytes")
         try:
-            parts.append(await asyncio.wait_for(stream.readexactly(length), timeout))
+            parts.append(await stream.readexactly(length))
         except asyncio.IncompleteReadError:
             raise WireError(f"the connection closed inside a packet of {length} bytes") from None
         if end == 1:

@@ -126,8 +126,14 @@ class CedarServer:
             await self._commands(connection)
         except Closed:
             pass
-        except (WireError, TimeoutError, ConnectionError) as err:
-            self.log.info("CEDAR %s:%s: %s", *connection.peer, err or type(err).__name__)
+        except TimeoutError:
+            self.log.info(
+                "CEDAR %s:%s: no whole message within %g s (CEDAR_TIMEOUT)",
+                *connection.peer,
+                self.limits.timeout,
+            )
+        except (WireError, ConnectionError) as err:
+            self.log.info("CEDAR %s:%s: %s", *connection.peer, err)
         except Exception:
             self.log.exception("CEDAR %s:%s: failed", *connection.peer)
         finally:

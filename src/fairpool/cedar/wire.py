@@ -70,8 +70,11 @@ class Reader:
         exponent = self.int(what)
         if not -1100 < exponent < 1100:
             raise WireError(f"{what}: exponent {exponent} out of range")
-        # the encoding carries some 31 bits: read to the 9 digits they hold, so that
-        # a factor of 5 arrives as 5.0 rather than 4.9999999986
+        # The sender truncated the fraction to 31 bits: taking the middle of what it
+        # stood for and rounding to the 9 digits that leaves exact gives back any
+        # number of 9 significant digits (a factor of 5 arrives as 5.0, not 4.9999999986).
+        if fraction:
+            fraction += 0.5 if fraction > 0 else -0.5
         return float(f"{math.ldexp(fraction / _SCALE, exponent):.9g}")
 
     def ad(self, trailer: bool = True, what: str = "an ad") -> ClassAd:
