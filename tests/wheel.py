@@ -17,7 +17,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WheelError", "wheel"]
+__all__ = ["WheelError", "htcondor", "wheel", "wheel_hostname"]
 
 _PRELUDE = """
 import json, sys, htcondor2, classad2
@@ -67,3 +67,28 @@ def wheel(
         raise WheelError(lines[-1])
     printed = result.stdout.strip().splitlines()
     return json.loads(printed[-1]) if printed else None
+
+
+def htcondor(collector: str, *args: str, cwd: Path, timeout: float = 60) -> str:
+    """The wheel's ``htcondor`` command (htcondor_cli; the wheel installs no script for
+    it) against the pool whose collector is at ``collector`` (``host:port``): its output."""
+    run = "import sys; from htcondor_cli.cli import main; sys.argv[0] = 'htcondor'; main()"
+    environment = {**os.environ, "CONDOR_CONFIG": os.devnull, "_CONDOR_COLLECTOR_HOST": collector}
+    result = subprocess.run(
+        [sys.executable, "-c", run, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=environment,
+    )
+    output = result.stdout + result.stderr
+    if result.returncode != 0 or "Error while trying to run" in output:
+        raise WheelError(f"htcondor {' '.join(args)}: {output.strip()}")
+    return output
+
+
+def wheel_hostname() -> str:
+    """The host's full name as the wheel sees it: a default ``Schedd()`` (and so the
+    ``htcondor`` tool) looks for the schedd of that name."""
+    return str(wheel("", "out(htcondor2.param['FULL_HOSTNAME'])", Path(os.devnull).parent))

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 
 from livepool import LivePool
-from wheel import WheelError, wheel
+from wheel import WheelError, htcondor, wheel, wheel_hostname
 
 
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory: pytest.TempPathFactory):
-    with LivePool(tmp_path_factory.mktemp("cedar") / "pool", NUM_CPUS=2) as live:
+    # the schedd named as the wheel names this host, for its default Schedd()
+    directory = tmp_path_factory.mktemp("cedar") / "pool"
+    with LivePool(directory, NUM_CPUS=2, SCHEDD_NAME=wheel_hostname()) as live:
         yield live
 
 
@@ -311,3 +313,26 @@ def test_a_client_requiring_integrity_is_refused_not_served_in_plaintext(pool: L
     log = (pool.directory / "log" / "CedarLog").read_text()
     assert "offers no authentication and integrity on its CEDAR port" in log
     assert "encryption" in log
+
+
+# -- the htcondor command-line tool ---------------------------------------------------------
+def test_the_htcondor_tool(pool: LivePool, tmp_path: Path):
+    collector = pool.cedar_address().split("?")[0].strip("<")
+    assert "Good" in htcondor(collector, "cm", "status", cwd=tmp_path)
+    (schedd,) = pool.get("/collector/ads", type="Scheduler")["ads"]
+    listed = htcondor(collector, "ap", "status", cwd=tmp_path).splitlines()
+    assert listed[0].split() == ["Access", "Point", "Health", "DutyCycle"]
+    assert listed[1].split()[:2] == [schedd["Machine"], "Good"]
+    machine = pool.slots()[0]["Machine"]
+    slots = htcondor(collector, "ep", "status", machine, cwd=tmp_path)
+    assert all(slot["Name"] in slots for slot in pool.slots())
+    (tmp_path / "hello.sub").write_text(
+        "executable = /bin/echo\narguments = hello\noutput = hello.out\n"
+        "request_memory = 16\nqueue\n"
+    )
+    submitted = htcondor(collector, "job", "submit", "hello.sub", cwd=tmp_path)
+    cluster = int(submitted.split("Job ")[1].split()[0])
+    _history(pool, cluster, 1)
+    status = htcondor(collector, "job", "status", f"{cluster}.0", cwd=tmp_path)
+    assert f"Job {cluster}.0 has completed." in status
+    assert (tmp_path / "hello.out").read_text() == "hello\n"

@@ -10,7 +10,9 @@ and ``EXECUTE`` (the jobs' scratch directories).
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +66,32 @@ def _path(config: Config, name: str, default: str) -> str:
     return text.strip() if text and text.strip() else default
 
 
+class DutyCycle:
+    """The share of the last minute or so this process spent computing (its CPU time
+    over wall time): fairpool's ``RecentDaemonCoreDutyCycle``, which HTCondor's tools
+    (``htcondor cm status``, ``ap status``) read from daemon ads."""
+
+    WINDOW = 60.0
+
+    def __init__(self) -> None:
+        self.mark = (time.monotonic(), _cpu())
+        self.value = 0.0
+
+    def __call__(self) -> float:
+        wall, cpu = time.monotonic(), _cpu()
+        passed = wall - self.mark[0]
+        if passed >= 1.0:
+            self.value = round(min(1.0, max(0.0, (cpu - self.mark[1]) / passed)), 4)
+        if passed >= self.WINDOW:
+            self.mark = (wall, cpu)
+        return self.value
+
+
+def _cpu() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
 @dataclass
 class Context:
     """One process's share of the pool."""
@@ -78,6 +106,7 @@ class Context:
     started: float = 0.0
     local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
     cedar_port: int = 0  # this process's CEDAR listener (0: none)
+    duty_cycle: DutyCycle = field(default_factory=DutyCycle)
 
     def logger(self, daemon: str) -> logging.Logger:
         """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""
@@ -102,6 +131,7 @@ class Context:
             "MyAddress": self.address,
             "CondorVersion": CONDOR_VERSION,
             "CondorPlatform": CONDOR_PLATFORM,
+            "RecentDaemonCoreDutyCycle": self.duty_cycle(),
         }
 
     @property
