@@ -3,13 +3,7 @@ public condor_commands.h; spec/cedar.md)."""
 
 from __future__ import annotations
 
-__all__ = [
-    "ADVERTISE",
-    "DC_AUTHENTICATE",
-    "DC_NOP",
-    "INVALIDATE",
-    "QUERY",
-]
+__all__ = ["ADVERTISE", "DC_AUTHENTICATE", "DC_NOP", "INVALIDATE", "QUERY"]
 
 DC_AUTHENTICATE = 60010
 DC_NOP = 60011
@@ -52,7 +46,6 @@ INVALIDATE = {
 # the schedd
 QMGMT_WRITE_CMD = 1112
 QUERY_JOB_ADS = 516
-QUERY_JOB_ADS_WITH_AUTH = 10013
 ACT_ON_JOBS = 478
 QUERY_SCHEDD_HISTORY = 515
 RESCHEDULE = 421
