@@ -5,7 +5,7 @@ integrity and no encryption (spec/cedar.md). A client whose policy says OPTIONAL
 wheel's default) is told "NO" to each and given a session; a client that REQUIRES any
 of the three is refused with a message saying which, rather than served in plaintext
 (the wheel itself would go on without a word). Who the caller is comes from the
-operating system: the kernel's socket table for every local connection (as the HTTP
+operating system: the kernel's socket table for a local connection (as the HTTP
 front end knows its callers), and the FS method's directory owner where the command
 runs the authentication-method exchange (authentication.py).
 
@@ -76,12 +76,13 @@ def policy_reply() -> ClassAd:
     )
 
 
-def session_ad(sid: str, user: str | None, commands: list[int]) -> ClassAd:
-    """The session the client keeps (it fails if ValidCommands is empty)."""
+def session_ad(sid: str, commands: list[int]) -> ClassAd:
+    """The session the client keeps (it fails if ValidCommands is empty); no method
+    authenticated it."""
     return ClassAd(
         {
             "Sid": sid,
-            "User": f"{user}@fairpool" if user else "unauthenticated@unmapped",
+            "User": "unauthenticated@unmapped",
             "ValidCommands": ",".join(str(c) for c in commands),
             "SessionExpires": int(time.time()) + SESSION_LIFETIME,
             "RemoteVersion": CONDOR_VERSION,

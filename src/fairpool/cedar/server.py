@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -41,7 +42,12 @@ class Exchange:
         self.server = server
         self.connection = connection
         self.command = command
-        self.caller = connection.caller
+        self.proved: Caller | None = None  # by the FS method
+
+    @property
+    def caller(self) -> Caller:
+        """Who sent the command: as FS proved, else the connection's local user."""
+        return self.proved if self.proved is not None else self.connection.caller
 
     async def receive(self) -> Reader:
         """The command's next message."""
@@ -52,8 +58,8 @@ class Exchange:
 
     async def authenticate(self) -> Caller:
         """The authentication-method exchange that submit and act run first."""
-        self.caller = await authenticate(self)
-        return self.caller
+        self.proved = await authenticate(self)
+        return self.proved
 
 
 Handler = Callable[[Exchange], Awaitable[None]]
@@ -68,8 +74,13 @@ class _Connection:
         self.peer: tuple[Any, Any] = (peer[0], peer[1])
         local = writer.get_extra_info("sockname") or (None, None)
         self.local: tuple[Any, Any] = (local[0], local[1])
-        self.caller = caller_at(self.peer[0], self.peer[1])
         self.pending: Reader | None = None  # the rest of a message that held a command
+
+    @functools.cached_property
+    def caller(self) -> Caller:
+        """The local user at the other end, looked up when a command needs it (a
+        look-up in the kernel's socket table costs milliseconds)."""
+        return caller_at(self.peer[0], self.peer[1])
 
     async def receive(self) -> Reader:
         if self.pending is not None:
@@ -178,6 +189,6 @@ class CedarServer:
             raise refusal
         await connection.send(Writer().ad(policy_reply()).payload())
         valid = sorted(self.handlers)
-        reply = session_ad(new_session(command), connection.caller.name, valid)
+        reply = session_ad(new_session(command), valid)
         await connection.send(Writer().ad(reply).payload())
         return command

@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 import struct
 
-from ..classad import ClassAd
+from ..classad import ClassAd, Expr
 from ..classad.formats import parse_old_line
-from ..classad.unparse import unparse
+from ..classad.unparse import quote_string_old, real_text, unparse
 from ..classad.values import to_text
 from ..errors import ClassAdSyntaxError, FairpoolError
 
@@ -126,8 +126,9 @@ class Writer:
         """An ad's attributes (only the lower-case names in ``projection``, if given) as
         old-syntax lines; MyType and TargetType after them when ``trailer`` (the peer
         expects them everywhere but in GET_PRIORITY's reply)."""
+        names = ad._names
         lines = [
-            f"{ad.spelling(key)} = {to_text(unparse(expr.node, old=True))}"
+            f"{names[key]} = {_old_text(expr)}"
             for key, expr in ad._exprs.items()
             if projection is None or key in projection
         ]
@@ -140,3 +141,30 @@ class Writer:
 
     def payload(self) -> bytes:
         return b"".join(self.parts)
+
+
+_written: dict[int, tuple[object, str]] = {}  # node id -> (node, its text): shared trees
+
+
+def _old_text(expr: Expr) -> str:
+    """An expression in old syntax, as UTF-8 text: plain values at once, and each
+    shared tree (parsed once per distinct text) unparsed once."""
+    value = expr.const
+    kind = type(value)
+    if kind is str:
+        return to_text(quote_string_old(value))
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if kind is float:
+        return real_text(value)
+    node = expr.node
+    found = _written.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    text = to_text(unparse(node, old=True))
+    if len(_written) >= 1 << 16:
+        _written.clear()
+    _written[id(node)] = (node, text)
+    return text

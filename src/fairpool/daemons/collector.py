@@ -172,7 +172,9 @@ class Collector:
         return ad_to_json(ad)
 
     def _tables(self, kind: str) -> list[tuple[str, dict[tuple[str, str], _Entry]]]:
-        self._own(self.ctx.env.now)
+        if kind in (ANY, "collector"):
+            # the collector's own ad counts every slot: made only for those who see it
+            self._own(self.ctx.env.now)
         if kind == ANY:
             return list(self.ads.items())
         table = self.ads.get(kind)
