@@ -21,8 +21,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..daemons.identity import Caller, caller_at
@@ -32,14 +34,13 @@ from .framing import Closed, read_message, write_message
 from .security import denial, new_session, policy_reply, refusal_of, resumed, session_ad
 from .wire import Reader, WireError, Writer
 
-__all__ = ["CedarServer", "Exchange", "Handler"]
+__all__ = ["CedarServer", "Exchange", "Handler", "Limits"]
 
 
 class Exchange:
     """One command on a connection: its payload's messages, the replies, the caller."""
 
-    def __init__(self, server: CedarServer, connection: _Connection, command: int) -> None:
-        self.server = server
+    def __init__(self, connection: _Connection, command: int) -> None:
         self.connection = connection
         self.command = command
         self.proved: Caller | None = None  # by the FS method
@@ -94,17 +95,21 @@ class _Connection:
         await asyncio.wait_for(self.writer.drain(), self.limits.timeout)
 
 
+@dataclass(frozen=True)
 class Limits:
-    """What one connection may cost."""
+    """What the listener's connections may cost: seconds for a whole message
+    (CEDAR_TIMEOUT), bytes in one (CEDAR_MAX_MESSAGE), connections at once
+    (CEDAR_MAX_CONNECTIONS)."""
 
-    def __init__(self, timeout: float, message: int, connections: int) -> None:
-        self.timeout, self.message, self.connections = timeout, message, connections
+    timeout: float
+    message: int
+    connections: int
 
 
 class CedarServer:
     """The listener, and the handlers of the daemons this process runs."""
 
-    def __init__(self, handlers: dict[int, Handler], limits: Limits, log: Any) -> None:
+    def __init__(self, handlers: dict[int, Handler], limits: Limits, log: logging.Logger) -> None:
         self.handlers = handlers
         self.limits = limits
         self.log = log
@@ -171,7 +176,7 @@ class CedarServer:
             handler = self.handlers.get(command)
             if handler is None:
                 raise WireError(f"command {command} is not served here")
-            await handler(Exchange(self, connection, command))
+            await handler(Exchange(connection, command))
 
     async def _handshake(self, connection: _Connection, policy: Any) -> int:
         """The client's policy answered; the command it is for."""

@@ -236,6 +236,8 @@ class Schedd:
             where = f"job {number}.{place}"
             if not isinstance(proc, dict):
                 raise BadRequest(f"{where}: expected a JSON object")
+            if any(k.lower() == "owner" and v != owner for k, v in proc.items()):
+                raise Forbidden(f"{where}: an Owner other than its cluster's ({owner!r})")
             job = cluster.copy()
             exprs, names = job._exprs, job._names
             for name, value in proc.items():
