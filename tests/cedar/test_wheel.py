@@ -224,6 +224,20 @@ def test_schedd_query_edit_and_act_agree_with_the_http_api(pool: LivePool, run, 
     assert sorted(ad["JobStatus"] for ad in removed) == [3, 3, 3]
 
 
+def test_a_job_may_not_name_an_owner_other_than_its_clusters(pool: LivePool):
+    """The schedd core checks the cluster's Owner against the submitting user; a job's
+    own Owner may not differ from it (whichever front end the submission came by)."""
+    info = pool.get("/schedd/submit-info")
+    cluster = {"Owner": info["owner"], "Cmd": "/bin/true", "JobUniverse": 5}
+    body = {
+        "first_cluster": info["next_cluster"],
+        "clusters": [{"ad": cluster, "procs": [{"ProcId": 0, "Owner": "someone-else"}]}],
+    }
+    response = pool.http.post(f"{pool.url}/schedd/submit", json=body)
+    assert response.status_code == 403
+    assert "an Owner other than its cluster's" in response.json()["error"]["message"]
+
+
 # -- the negotiator -------------------------------------------------------------------------
 _NEGOTIATOR = f"n = htcondor2.Negotiator({_LOCATE.format('Negotiator')})\n"
 
