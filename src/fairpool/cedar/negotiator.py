@@ -61,7 +61,7 @@ def negotiator_handlers(negotiator: Negotiator) -> dict[int, Handler]:
     async def resources(exchange: Exchange) -> None:
         user = (await exchange.receive()).string("the user")
         ad = ClassAd()
-        for number, held in enumerate(negotiator.resources_of(user), 1):
+        for number, held in enumerate(await negotiator.resources_of(user), 1):
             for name, value in held.items():
                 ad[f"{name}{number}"] = value
         await exchange.send(Writer().ad(ad, trailer=False))

@@ -334,13 +334,11 @@ class Negotiator:
             self.version += 1
         self.log.info("%s: the usage of every record reset", caller.name)
 
-    def resources_of(self, user: str) -> list[dict[str, Any]]:
+    async def resources_of(self, user: str) -> list[dict[str, Any]]:
         """The slots a submitter holds now (condor_userprio -getreslist): each slot's
         name and when its job started."""
-        collector = self.ctx.local.get("collector")
-        slots = collector.slot_ads() if collector is not None else []
         held = []
-        for slot in slots:
+        for slot in await self._slots():
             if user in (slot.get("RemoteUser"), slot.get("AccountingGroup")):
                 start = slot.get("JobStart", slot.get("EnteredCurrentActivity", 0))
                 held.append({"Name": slot.get("Name"), "StartTime": start})
