@@ -12,6 +12,7 @@ import contextlib
 import socket
 import struct
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -159,6 +160,56 @@ def test_garbage_security_policies(pool: LivePool, policy: list[str], command: i
         message.string(line)
     _send_and_close(pool, _frame(message.payload()))
     _still_serving(pool)
+
+
+def _authenticated(pool: LivePool) -> socket.socket:
+    """A QMGMT_WRITE_CMD connection past the FS exchange, as this test's own user."""
+    sock = _connect(pool)
+    sock.sendall(_frame(Writer().int(1112).payload()) + _frame(Writer().int(4).payload()))
+    assert Reader(_receive(sock)).int() == 4
+    path = Path(Reader(_receive(sock)).string())
+    assert path.parent == Path("/tmp") and path.name.startswith("FS_127.0.0.1_")
+    path.mkdir(mode=0o700)
+    try:
+        sock.sendall(_frame(Writer().int(0).payload()))
+        assert Reader(_receive(sock)).int() == 0
+    finally:
+        path.rmdir()
+    return sock
+
+
+_ARGUMENTS = st.lists(
+    st.one_of(st.integers(-(2**63), 2**63 - 1), st.text(max_size=30), st.binary(max_size=9)),
+    max_size=5,
+)
+_CALLS = st.lists(
+    st.tuples(
+        st.one_of(
+            st.sampled_from([10002, 10003, 10027, 10032, 10007, 10036]), st.integers(0, 2**20)
+        ),
+        _ARGUMENTS,
+    ),
+    max_size=6,
+)
+
+
+@_FUZZ
+@given(calls=_CALLS)
+def test_garbage_queue_management_calls_after_authentication(pool: LivePool, calls):
+    queued = len(pool.jobs())
+    with _authenticated(pool) as sock, contextlib.suppress(OSError):
+        for call, arguments in calls:
+            message = Writer().int(call)
+            for argument in arguments:
+                if isinstance(argument, int):
+                    message.int(argument)
+                elif isinstance(argument, str):
+                    message.string(argument)
+                else:
+                    message.parts.append(argument)
+            sock.sendall(_frame(message.payload()))
+    _still_serving(pool)
+    assert len(pool.jobs()) >= queued  # nothing queued can be lost
 
 
 def test_a_huge_packet_is_refused_at_once(pool: LivePool):

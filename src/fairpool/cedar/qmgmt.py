@@ -14,7 +14,8 @@ call number and its arguments. Observed (spec/cedar.md and this listener's own l
 | 10007 commit | | 0, or -1 and an errno |
 | 10028 close | | none |
 
-A submission is gathered until the commit and then queued whole by the schedd core's
+A submission is gathered until the commit (no more jobs than MAX_JOBS_PER_SUBMISSION,
+no more than 64 attributes a job on average) and then queued whole by the schedd core's
 ``submit``, the call ``fairpool submit`` makes over HTTP: numbered, owned by the user FS
 proved, written in one transaction. Attributes of proc -1 are the cluster's; a proc's
 own attributes are what differs from them. An edit is the core's ``edit``.
@@ -45,7 +46,7 @@ SET_ATTRIBUTE = 10027
 SET_ATTRIBUTE_BY_CONSTRAINT = 10032
 COMMIT = 10007
 CLOSE = 10028
-MAX_PROCS = 1_000_000  # a bound on one connection's submission, before the schedd's own
+ATTRIBUTES_PER_JOB = 64  # on average, at most, in one submission (the wheel sends ~30)
 
 
 @dataclass
@@ -54,6 +55,8 @@ class _Submission:
 
     clusters: dict[int, ClassAd] = field(default_factory=dict)
     procs: dict[int, dict[int, ClassAd]] = field(default_factory=dict)
+    jobs: int = 0
+    attributes: int = 0
     failure: str | None = None
 
     def ad(self, cluster: int, proc: int) -> ClassAd | None:
@@ -95,9 +98,10 @@ def _answer(
         if call == NEW_PROC:
             cluster = message.int("the cluster")
             procs = pending.procs.get(cluster)
-            if procs is None or len(procs) >= MAX_PROCS:
+            if procs is None or pending.jobs >= schedd.max_per_submission:
                 return _failed(errno.EINVAL)
             procs[len(procs)] = ClassAd()
+            pending.jobs += 1
             return Writer().int(len(procs) - 1)
         if call == SET_ATTRIBUTE_BY_CONSTRAINT:
             constraint = _expr(message.string("the constraint"))
@@ -119,6 +123,10 @@ def _set_attribute(schedd: Schedd, caller: Caller, pending: _Submission, message
     cluster, proc = message.int("the cluster"), message.int("the proc")
     value, name = message.string("the value"), message.string("the name")
     ad = pending.ad(cluster, proc)
+    pending.attributes += ad is not None
+    if pending.attributes > ATTRIBUTES_PER_JOB * max(pending.jobs, 1) + 1000:
+        pending.failure = pending.failure or "too many attributes for the jobs submitted"
+        return
     try:
         if ad is not None:
             ad.insert_node(name, parse_old_value(value))
