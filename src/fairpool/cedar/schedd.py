@@ -4,7 +4,8 @@ the history (QUERY_SCHEDD_HISTORY), and submit and edit (qmgmt.py).
 
 Observed with the wheel (spec/cedar.md and this listener's log):
 
-* a queue query is answered one message per job, then an ad holding ``Owner = 0``;
+* a queue query is answered one message per job (with ``ServerTime`` when the query
+  asks for it), then an ad holding ``Owner = 0``;
 * a history query is answered in one message: every ad, then ``Owner = 0`` with
   ``NumJobMatches``, the number of ads sent (the wheel checks it);
 * an action runs the authentication-method exchange, then sends ``JobAction`` (1 hold,
@@ -42,8 +43,10 @@ def schedd_handlers(schedd: Schedd) -> dict[int, Handler]:
         constraint, projection, limit = query_terms(ad)
         found = schedd.jobs(constraint)
         wanted = {n.lower() for n in projection} if projection else None
+        # the time the answer was made, for the client's run times (SendServerTime)
+        extra = {"ServerTime": int(schedd.ctx.env.now)} if ad.get("SendServerTime") else None
         for job in found[:limit] if limit else found:
-            await exchange.send(Writer().ad(job, projection=wanted))
+            await exchange.send(Writer().ad(job, projection=wanted, extra=extra))
         await exchange.send(Writer().ad(ClassAd({"Owner": 0})))
 
     async def history(exchange: Exchange) -> None:

@@ -122,16 +122,24 @@ class Writer:
         fraction, exponent = math.frexp(value)
         return self.int(int(fraction * _SCALE)).int(exponent)
 
-    def ad(self, ad: ClassAd, trailer: bool = True, projection: set[str] | None = None) -> Writer:
+    def ad(
+        self,
+        ad: ClassAd,
+        trailer: bool = True,
+        projection: set[str] | None = None,
+        extra: dict[str, int] | None = None,
+    ) -> Writer:
         """An ad's attributes (only the lower-case names in ``projection``, if given) as
-        old-syntax lines; MyType and TargetType after them when ``trailer`` (the peer
-        expects them everywhere but in GET_PRIORITY's reply)."""
+        old-syntax lines, and ``extra`` whole numbers after them (the schedd's
+        ServerTime); MyType and TargetType after them when ``trailer`` (the peer expects
+        them everywhere but in GET_PRIORITY's reply)."""
         names = ad._names
         lines = [
             f"{names[key]} = {_old_text(expr)}"
             for key, expr in ad._exprs.items()
             if projection is None or key in projection
         ]
+        lines.extend(f"{name} = {value}" for name, value in (extra or {}).items())
         self.int(len(lines))
         for line in lines:
             self.string(line)
