@@ -185,6 +185,7 @@ def test_schedd_query_edit_and_act_agree_with_the_http_api(pool: LivePool, run, 
         constraint=f"ClusterId == {cluster} && ProcId >= 1",
         projection="ClusterId,ProcId,Cmd",
     )["ads"]
+    assert all(abs(job.pop("ServerTime") - time.time()) < 60 for job in found)
     assert sorted(found, key=str) == sorted(http, key=str) and len(found) == 2
 
     edited = run(
