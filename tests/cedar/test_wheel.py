@@ -160,6 +160,20 @@ def test_submit_runs_to_completion_and_appears_in_history(pool: LivePool, run):
     assert all(set(h) == {"ClusterId", "ProcId", "JobStatus", "ExitCode"} for h in history)
     limited = run("out(ads(s.history('true', ['ProcId'], match=1)))", connect=_SCHEDD)
     assert len(limited) == 1
+    # since: back to (not including) the record a job id names, newest first
+    newest, older = pool.get("/schedd/history", projection="ClusterId,ProcId")["ads"][:2]
+    since = run(
+        f"out(ads(s.history('true', ['ClusterId', 'ProcId'], since='{older['ClusterId']}."
+        f"{older['ProcId']}')))",
+        connect=_SCHEDD,
+    )
+    assert since == [newest]
+    by_http = pool.get(
+        "/schedd/history",
+        projection="ClusterId,ProcId",
+        since=f"ClusterId == {older['ClusterId']} && ProcId == {older['ProcId']}",
+    )["ads"]
+    assert by_http == [newest]
 
 
 def _history(pool: LivePool, cluster: int, count: int) -> list[dict]:

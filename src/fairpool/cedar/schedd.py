@@ -6,8 +6,10 @@ Observed with the wheel (spec/cedar.md and this listener's log):
 
 * a queue query is answered one message per job (with ``ServerTime`` when the query
   asks for it), then an ad holding ``Owner = 0``;
-* a history query is answered in one message: every ad, then ``Owner = 0`` with
-  ``NumJobMatches``, the number of ads sent (the wheel checks it);
+* a history query (``Requirements``, ``Projection``, ``NumJobMatches`` and, for
+  ``since=``, ``Since``: an expression, a job id made ``ClusterID == c && ProcID == p``)
+  is answered in one message: every ad, then ``Owner = 0`` with ``NumJobMatches``, the
+  number of ads sent (the wheel checks it);
 * an action runs the authentication-method exchange, then sends ``JobAction`` (1 hold,
   2 release, 3 remove, 4 remove-x) with ``ActionConstraint`` or ``ActionIds``; the
   answer counts the results as ``result_total_0`` .. ``_5`` (error, success, not
@@ -53,7 +55,9 @@ def schedd_handlers(schedd: Schedd) -> dict[int, Handler]:
         ad = (await exchange.receive()).ad(what="the history query")
         constraint, projection, _ = query_terms(ad)
         limit = ad.get("NumJobMatches")
-        found = schedd.history(constraint, limit if type(limit) is int and limit >= 0 else None)
+        since = ad.lookup("Since") if "Since" in ad else None  # ``since=``, an expression
+        matches = limit if type(limit) is int and limit >= 0 else None
+        found = schedd.history(constraint, matches, since)
         wanted = {n.lower() for n in projection} if projection else None
         reply = Writer()
         for job in found:

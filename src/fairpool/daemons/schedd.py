@@ -360,8 +360,10 @@ class Schedd:
         self._save()
         return len(names)
 
-    def history(self, constraint: Expr | None, limit: int | None) -> list[ClassAd]:
-        return list(self.store.history(constraint, limit, self.ctx.env.now))
+    def history(
+        self, constraint: Expr | None, limit: int | None, since: Expr | None = None
+    ) -> list[ClassAd]:
+        return list(self.store.history(constraint, limit, self.ctx.env.now, since))
 
     # -- negotiation --------------------------------------------------------------------
     def requests(self, significant: list[str]) -> dict[str, list[dict[str, Any]]]:
