@@ -11,7 +11,7 @@ and the ad, then 0. Updates and invalidations get no answer.
 from __future__ import annotations
 
 from ..classad import ClassAd, Expr
-from ..classad.jsonads import ad_from_json, ad_to_json
+from ..classad.jsonads import ad_to_json
 from ..daemons.collector import Collector
 from ..errors import FairpoolError
 from . import commands
@@ -30,11 +30,11 @@ def collector_handlers(collector: Collector) -> dict[int, Handler]:
         if exchange.command in (48, 74) and isinstance(target, str) and target:
             kind = target
         constraint, projection, limit = query_terms(ad)
-        now = collector.ctx.env.now
-        found = collector.query(kind, constraint, projection, False, now)
+        found = collector.query_ads(kind, constraint, collector.ctx.env.now)
+        wanted = {name.lower() for name in projection} if projection else None
         reply = Writer()
-        for obj in found[:limit] if limit else found:
-            reply.int(1).ad(ad_from_json(obj))
+        for ad in found[:limit] if limit else found:
+            reply.int(1).ad(ad, projection=wanted)
         await exchange.send(reply.int(0))
 
     async def update(exchange: Exchange) -> None:

@@ -16,6 +16,7 @@ and given only to a query that asks for them: the negotiator's.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,15 +111,23 @@ class Collector:
     ) -> list[dict[str, Any]]:
         wanted = {name.lower() for name in projection} if projection else None
         found = []
+        for entry in self._matching(kind, constraint, now):
+            obj = entry.project(wanted)
+            if private and entry.private:
+                obj = {**obj, **entry.private}
+            found.append(obj)
+        return found
+
+    def query_ads(self, kind: str, constraint: Expr | None, now: float) -> list[ClassAd]:
+        """The public ads a query finds, as the parsed ads kept (for a front end that
+        sends ClassAds, not JSON: the CEDAR listener; not to be changed)."""
+        return [entry.classad() for entry in self._matching(kind, constraint, now)]
+
+    def _matching(self, kind: str, constraint: Expr | None, now: float) -> Iterator[_Entry]:
         for _, table in self._tables(kind.lower()):
             for entry in table.values():
-                if constraint is not None and not _holds(constraint, entry, now):
-                    continue
-                obj = entry.project(wanted)
-                if private and entry.private:
-                    obj = {**obj, **entry.private}
-                found.append(obj)
-        return found
+                if constraint is None or _holds(constraint, entry, now):
+                    yield entry
 
     def slot_ads(self) -> list[ClassAd]:
         """Every slot ad with its private attributes, for a negotiator in this process:
