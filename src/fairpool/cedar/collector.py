@@ -27,14 +27,14 @@ def collector_handlers(collector: Collector) -> dict[int, Handler]:
         ad = message.ad(what="the query ad")
         kind = commands.QUERY[exchange.command]
         target = ad.get("TargetType")
-        if exchange.command in (48, 74) and isinstance(target, str) and target:
+        if exchange.command in commands.QUERY_BY_TARGET and isinstance(target, str) and target:
             kind = target
         constraint, projection, limit = query_terms(ad)
         found = collector.query_ads(kind, constraint, collector.ctx.env.now)
         wanted = {name.lower() for name in projection} if projection else None
         reply = Writer()
-        for ad in found[:limit] if limit else found:
-            reply.int(1).ad(ad, projection=wanted)
+        for each in found[:limit] if limit else found:
+            reply.int(1).ad(each, projection=wanted)
         await exchange.send(reply.int(0))
 
     async def update(exchange: Exchange) -> None:

@@ -21,6 +21,7 @@ QUERY = {
     74: "Generic",
     78: "Accounting",
 }
+QUERY_BY_TARGET = (48, 74)  # any and generic ads: the query's TargetType names the type
 
 # UPDATE_*_AD -> ad type; INVALIDATE_*_ADS likewise (numbers the wheel's advertise sent)
 ADVERTISE = {
