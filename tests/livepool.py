@@ -114,6 +114,10 @@ class LivePool:
             time.sleep(0.1)
         raise AssertionError(f"waited {seconds} s for {what}")
 
+    def cedar_address(self) -> str:
+        """The pool's CEDAR listener, as HTCondor's clients are given it (sinful)."""
+        return (self.directory / "cedar_address").read_text().strip()
+
     # -- the API --------------------------------------------------------------------------
     def get(self, path: str, **params: Any) -> Any:
         response = self.http.get(f"{self.url}{path}", params=params)

@@ -30,7 +30,15 @@ from .parser import MAX_NESTING, parse_ad_literal, parse_expr, parse_old_value
 from .unparse import quote_name, unparse
 from .values import AbsTime, Error, RelTime, Undefined, from_text, to_text
 
-__all__ = ["clear_cache", "parse_ad", "parse_ads", "write_json", "write_new", "write_old"]
+__all__ = [
+    "clear_cache",
+    "parse_ad",
+    "parse_ads",
+    "parse_old_line",
+    "write_json",
+    "write_new",
+    "write_old",
+]
 
 _FORMATS = ("auto", "old", "new", "json")
 _EXPR_PREFIX, _EXPR_SUFFIX = "/Expr(", ")/"
@@ -111,13 +119,14 @@ def _read_old(lines: Iterable[str], name: str | None) -> Iterator[ClassAd]:
             continue
         if stripped.startswith("#"):
             continue
-        attr, value = _old_line(text, number, name)
+        attr, value = parse_old_line(text, number, name)
         ad.insert_node(attr, value)
     if len(ad):
         yield ad
 
 
-def _old_line(text: str, number: int, source: str | None) -> tuple[str, Node]:
+def parse_old_line(text: str, number: int, source: str | None) -> tuple[str, Node]:
+    """One ``Name = expression`` line of an old-syntax ad (``number`` counts from 1)."""
     eq = text.find("=")
     if eq <= 0 or not text[:eq].strip():
         raise ClassAdSyntaxError(

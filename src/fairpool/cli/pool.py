@@ -129,6 +129,8 @@ def status(directory: str | None, pool_address: str | None) -> None:
     jobs = sum(ad.get("TotalJobAds", 0) for ad in schedds["ads"])
     click.echo(f"pool at {master['address']} (pid {master['pid']}, up {uptime} s)")
     click.echo(f"directory: {master['local_dir']}")
+    if master.get("cedar_address"):
+        click.echo(f"HTCondor's clients (CEDAR): {master['cedar_address']}")
     click.echo(f"daemons: {', '.join(master['daemons'])}")
     click.echo(f"slots: {len(slots)}; jobs in the queue: {jobs}")
 

@@ -16,6 +16,7 @@ and given only to a query that asks for them: the negotiator's.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,15 +111,23 @@ class Collector:
     ) -> list[dict[str, Any]]:
         wanted = {name.lower() for name in projection} if projection else None
         found = []
+        for entry in self._matching(kind, constraint, now):
+            obj = entry.project(wanted)
+            if private and entry.private:
+                obj = {**obj, **entry.private}
+            found.append(obj)
+        return found
+
+    def query_ads(self, kind: str, constraint: Expr | None, now: float) -> list[ClassAd]:
+        """The public ads a query finds, as the parsed ads kept (for a front end that
+        sends ClassAds, not JSON: the CEDAR listener; not to be changed)."""
+        return [entry.classad() for entry in self._matching(kind, constraint, now)]
+
+    def _matching(self, kind: str, constraint: Expr | None, now: float) -> Iterator[_Entry]:
         for _, table in self._tables(kind.lower()):
             for entry in table.values():
-                if constraint is not None and not _holds(constraint, entry, now):
-                    continue
-                obj = entry.project(wanted)
-                if private and entry.private:
-                    obj = {**obj, **entry.private}
-                found.append(obj)
-        return found
+                if constraint is None or _holds(constraint, entry, now):
+                    yield entry
 
     def slot_ads(self) -> list[ClassAd]:
         """Every slot ad with its private attributes, for a negotiator in this process:
@@ -157,7 +166,7 @@ class Collector:
                 "MyType": "Collector",
                 "Name": self.own_name,
                 "Machine": self.ctx.host,
-                "MyAddress": _sinful(self.ctx.url),
+                **self.ctx.identity(),
                 "ApiAddress": self.ctx.daemon_url(self.name),
                 "DaemonStartTime": int(self.ctx.started),
                 "MyCurrentTime": int(now),
@@ -167,13 +176,14 @@ class Collector:
                 "HostsUnclaimed": states.get("Unclaimed", 0),
                 "HostsOwner": states.get("Owner", 0),
                 "SubmitterAds": len(self.ads.get("submitter", {})),
-                "CondorVersion": "$CondorVersion: fairpool $",
             }
         )
         return ad_to_json(ad)
 
     def _tables(self, kind: str) -> list[tuple[str, dict[tuple[str, str], _Entry]]]:
-        self._own(self.ctx.env.now)
+        if kind in (ANY, "collector"):
+            # the collector's own ad counts every slot: made only for those who see it
+            self._own(self.ctx.env.now)
         if kind == ANY:
             return list(self.ads.items())
         table = self.ads.get(kind)
@@ -313,8 +323,3 @@ async def _json_body(request: Request) -> dict[str, Any]:
 def _body_schema(properties: dict[str, Any]) -> dict[str, Any]:
     schema = {"type": "object", "properties": properties}
     return {"requestBody": {"content": {"application/json": {"schema": schema}}}}
-
-
-def _sinful(url: str) -> str:
-    """``http://127.0.0.1:9618`` as HTCondor writes an address: ``<127.0.0.1:9618>``."""
-    return f"<{url.split('://', 1)[-1].split('/', 1)[0]}>"

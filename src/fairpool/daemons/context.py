@@ -10,7 +10,9 @@ and ``EXECUTE`` (the jobs' scratch directories).
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,21 @@ from ..config import Config
 from ..config.knob_values import knob_error
 from ..runtime.realtime import RealtimeEnvironment
 
-__all__ = ["Context", "PoolPaths", "filesystem_domain", "knob_float", "knob_int"]
+__all__ = [
+    "CONDOR_PLATFORM",
+    "CONDOR_VERSION",
+    "Context",
+    "PoolPaths",
+    "filesystem_domain",
+    "knob_float",
+    "knob_int",
+]
+
+# What every daemon ad (and the CEDAR handshake) says the daemon is: the HTCondor
+# release whose protocol the CEDAR front end speaks, built by fairpool. HTCondor's
+# clients read these (the wheel's Schedd needs CondorVersion in the ad it is given).
+CONDOR_VERSION = "$CondorVersion: 25.0.0 2025-01-01 BuildID: fairpool $"
+CONDOR_PLATFORM = "$CondorPlatform: X86_64-Linux fairpool $"
 
 
 @dataclass(frozen=True)
@@ -51,6 +67,32 @@ def _path(config: Config, name: str, default: str) -> str:
     return text.strip() if text and text.strip() else default
 
 
+class DutyCycle:
+    """The share of the last minute or so this process spent computing (its CPU time
+    over wall time): fairpool's ``RecentDaemonCoreDutyCycle``, which HTCondor's tools
+    (``htcondor cm status``, ``ap status``) read from daemon ads."""
+
+    WINDOW = 60.0
+
+    def __init__(self) -> None:
+        self.mark = (time.monotonic(), _cpu())
+        self.value = 0.0
+
+    def __call__(self) -> float:
+        wall, cpu = time.monotonic(), _cpu()
+        passed = wall - self.mark[0]
+        if passed >= 1.0:
+            self.value = round(min(1.0, max(0.0, (cpu - self.mark[1]) / passed)), 4)
+        if passed >= self.WINDOW:
+            self.mark = (wall, cpu)
+        return self.value
+
+
+def _cpu() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
 @dataclass
 class Context:
     """One process's share of the pool."""
@@ -64,6 +106,8 @@ class Context:
     host: str = field(default_factory=socket.getfqdn)
     started: float = 0.0
     local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
+    cedar_port: int = 0  # this process's CEDAR listener (0: none)
+    duty_cycle: DutyCycle = field(default_factory=DutyCycle)
 
     def logger(self, daemon: str) -> logging.Logger:
         """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""
@@ -88,6 +132,24 @@ class Context:
         collector (the same methods the API's handlers call)."""
         local = self.local.get(daemon)
         return local if local is not None and url == self.daemon_url(daemon) else None
+
+    def identity(self) -> dict[str, str]:
+        """The attributes that name this process in each of its daemons' ads."""
+        return {
+            "MyAddress": self.address,
+            "CondorVersion": CONDOR_VERSION,
+            "CondorPlatform": CONDOR_PLATFORM,
+            "RecentDaemonCoreDutyCycle": self.duty_cycle(),
+        }
+
+    @property
+    def address(self) -> str:
+        """This process's address as HTCondor writes one (``MyAddress``): its CEDAR
+        port in sinful form, ``<127.0.0.1:PORT?addrs=127.0.0.1-PORT>``, which HTCondor's
+        own clients connect to; the HTTP port where no CEDAR listener runs."""
+        if self.cedar_port:
+            return f"<127.0.0.1:{self.cedar_port}?addrs=127.0.0.1-{self.cedar_port}>"
+        return f"<{self.url.split('://', 1)[-1].split('/', 1)[0]}>"
 
 
 def knob_int(config: Config, name: str, default: int, minimum: int = 0) -> int:

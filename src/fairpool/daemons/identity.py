@@ -16,7 +16,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Caller", "local_uid", "pool_user"]
+__all__ = ["Caller", "local_uid", "pool_user", "user_of"]
 
 _TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
 
@@ -32,10 +32,20 @@ class Caller:
     def local(self) -> bool:
         return self.uid is not None
 
+    @property
+    def administrator(self) -> bool:
+        """HTCondor's ADMINISTRATOR level: the pool's own user, or root."""
+        return self.uid in (0, os.getuid())
+
     def owns(self, owner: object) -> bool:
         """Whether the caller may act on a job whose Owner is ``owner``: its owner, the
         pool's own user, or root (HTCondor's queue super users)."""
         return self.uid in (0, os.getuid()) or (self.name is not None and owner == self.name)
+
+
+def user_of(uid: int) -> Caller:
+    """The local user with this uid."""
+    return Caller(_name_of(uid), uid)
 
 
 def pool_user() -> Caller:

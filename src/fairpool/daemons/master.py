@@ -14,6 +14,12 @@ setting, takes any free port); the address is written to ``LOCAL_DIR/address`` f
 commands to find, and the master's pid to ``LOCAL_DIR/master.pid``. A daemon run alone
 (``DAEMON_LIST = MASTER, SCHEDD``) reaches the collector named by ``COLLECTOR_HOST``.
 SIGTERM or SIGINT (``fairpool pool stop``) stops the pool.
+
+Beside the HTTP server the master runs a CEDAR listener (cedar/), HTCondor's own
+protocol for the ``htcondor`` wheel's clients, over the same daemons, on ``CEDAR_PORT``
+(0, the default, takes any free port). Its address, in HTCondor's sinful form, is the
+``MyAddress`` of every daemon ad of this process, and is written to
+``LOCAL_DIR/cedar_address``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from typing import Any
 import uvicorn
 from fastapi import APIRouter, FastAPI
 
+from ..cedar.listener import cedar_server
+from ..cedar.server import CedarServer
 from ..classad import ClassAd
 from ..classad.jsonads import ad_to_json
 from ..config import Config, load_config
@@ -39,7 +47,7 @@ from ..store.database import open_database
 from .app import daemon_app
 from .client import Api
 from .collector import Collector
-from .context import Context, PoolPaths
+from .context import Context, PoolPaths, knob_int
 from .errors import ApiError
 from .negotiator import Negotiator
 from .negotiator_api import negotiator_router
@@ -53,6 +61,7 @@ __all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
 DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD")
 CONFIG_NAME = "condor_config"
 ADDRESS_NAME = "address"
+CEDAR_ADDRESS_NAME = "cedar_address"
 PID_NAME = "master.pid"
 
 PERSONAL = """\
@@ -118,6 +127,7 @@ class Master:
         self.config = read_config(directory, config)
         self.daemons: dict[str, Any] = {}
         self.server: uvicorn.Server | None = None
+        self.cedar: CedarServer | None = None
         self.stopping = asyncio.Event()
         self.ctx: Context | None = None
 
@@ -146,6 +156,8 @@ class Master:
         host, port = collector_address(self.config)
         listening = _listen("127.0.0.1", port if "COLLECTOR" in names else 0)
         ctx.url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+        cedar_socket = _listen("127.0.0.1", knob_int(self.config, "CEDAR_PORT", 0))
+        ctx.cedar_port = cedar_socket.getsockname()[1]
         ctx.collector_url = (
             ctx.daemon_url("collector")
             if "COLLECTOR" in names
@@ -158,6 +170,8 @@ class Master:
             daemon = self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
             router, summary = _ROUTERS[name]
             app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
+        self.cedar = cedar_server(ctx, self.daemons)
+        await self.cedar.start(cedar_socket)
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
         )
@@ -180,6 +194,7 @@ class Master:
     def _announce(self) -> None:
         assert self.ctx is not None
         (self.directory / ADDRESS_NAME).write_text(self.ctx.url + "\n")
+        (self.directory / CEDAR_ADDRESS_NAME).write_text(self.ctx.address + "\n")
         (self.directory / PID_NAME).write_text(f"{os.getpid()}\n")
         self.log.info("pool at %s: %s", self.ctx.url, ", ".join(self.daemons))
 
@@ -198,7 +213,7 @@ class Master:
                 "Name": self.ctx.host,
                 "Machine": self.ctx.host,
                 "ApiAddress": self.ctx.daemon_url("master"),
-                "MyAddress": f"<{self.ctx.url.split('://')[-1]}>",
+                **self.ctx.identity(),
                 "DaemonStartTime": int(self.ctx.started),
                 "DaemonList": ", ".join(["MASTER", *self.daemons]),
             }
@@ -213,11 +228,13 @@ class Master:
             with contextlib.suppress(Exception):
                 await daemon.close() if hasattr(daemon, "close") else None
         heap.cancel()
+        if self.cedar is not None:
+            await self.cedar.close()
         if self.server is not None:
             self.server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError):
             await serving
-        for name in (ADDRESS_NAME, PID_NAME):
+        for name in (ADDRESS_NAME, CEDAR_ADDRESS_NAME, PID_NAME):
             with contextlib.suppress(FileNotFoundError):
                 (self.directory / name).unlink()
 
@@ -239,6 +256,7 @@ class Master:
             return {
                 "pid": os.getpid(),
                 "address": self.ctx.url,
+                "cedar_address": self.ctx.address,
                 "daemons": ["MASTER", *self.daemons],
                 "started": self.ctx.started,
                 "local_dir": str(self.ctx.paths.local_dir),

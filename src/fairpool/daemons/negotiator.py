@@ -21,11 +21,13 @@ process keep answering; the accountant is changed only under the cycle's lock.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from dataclasses import asdict
 from typing import Any
 
+from ..accounting.accountant import Accountant
 from ..accounting.records import Customer
 from ..classad import ClassAd
 from ..classad.jsonads import ad_from_json, ad_to_json
@@ -37,9 +39,31 @@ from ..negotiator.submitters import Request, SubmitterQueue
 from ..store.accountant_store import AccountantStore
 from .client import Api
 from .context import Context, knob_float, knob_int
-from .errors import BadRequest, Conflict, Unavailable
+from .errors import BadRequest, Conflict, Forbidden, Unavailable
+from .identity import Caller
 
 __all__ = ["Negotiator"]
+
+# edit_record's numeric edits: the accountant's setter, and the least value accepted
+# (condor_userprio's own limits)
+_EDITS = {
+    "factor": Accountant.set_factor,
+    "priority": Accountant.set_priority,
+    "ceiling": lambda a, user, value: a.set_ceiling(user, int(value)),
+    "floor": lambda a, user, value: a.set_floor(user, int(value)),
+    "usage": Accountant.set_accumulated_usage,
+    "begin": lambda a, user, value: a.set_begin_usage(user, int(value)),
+    "last": lambda a, user, value: a.set_last_usage(user, int(value)),
+}
+_EDIT_MINIMUM = {
+    "factor": 1.0,
+    "priority": 0.0,
+    "ceiling": -1.0,
+    "floor": 0.0,
+    "usage": 0.0,
+    "begin": 0.0,
+    "last": 0.0,
+}
 
 
 class Negotiator:
@@ -271,6 +295,55 @@ class Negotiator:
             self.version += 1
         return {"version": self.version}
 
+    async def edit_record(self, caller: Caller, edit: str, user: str, value: float = 0.0) -> None:
+        """One of condor_userprio's edits of one record (``factor``, ``priority``,
+        ``ceiling``, ``floor``, ``usage``, ``begin``, ``last``, ``reset``, ``delete``), as
+        HTCondor's own clients send them: ADMINISTRATOR only (the pool's user or root),
+        a full ``user@domain`` name, and a value condor_userprio would accept."""
+        if not caller.administrator:
+            raise Forbidden(f"{caller.name or 'a remote caller'} may not edit the accountant")
+        if "@" not in user:
+            raise BadRequest(f"{user!r}: expected a full user@domain submitter name")
+        minimum = _EDIT_MINIMUM.get(edit)
+        if minimum is not None and not (math.isfinite(value) and value >= minimum):
+            raise BadRequest(f"{edit} of {user}: {value} is not a number of {minimum} or more")
+        async with self.lock:
+            accountant, now = self.accountant, self.ctx.env.now
+            if edit == "reset":
+                accountant.reset_usage(user, now)
+            elif edit == "delete":
+                if user in accountant.customers:
+                    accountant.delete(user)
+            elif edit in _EDITS:
+                _EDITS[edit](accountant, user, value)
+            else:
+                raise BadRequest(f"unknown accountant edit {edit!r}")
+            self.store.save(accountant)
+            self.version += 1
+        self.log.info("%s: %s of %s set to %s", caller.name, edit, user, value)
+
+    async def edit_all(self, caller: Caller, edit: str) -> None:
+        """An edit of every record (``reset``: condor_userprio -resetall)."""
+        if not caller.administrator:
+            raise Forbidden(f"{caller.name or 'a remote caller'} may not edit the accountant")
+        if edit != "reset":
+            raise BadRequest(f"unknown accountant edit {edit!r} of every record")
+        async with self.lock:
+            self.accountant.reset_all_usage(self.ctx.env.now)
+            self.store.save(self.accountant)
+            self.version += 1
+        self.log.info("%s: the usage of every record reset", caller.name)
+
+    async def resources_of(self, user: str) -> list[dict[str, Any]]:
+        """The slots a submitter holds now (condor_userprio -getreslist): each slot's
+        name and when its job started."""
+        held = []
+        for slot in await self._slots():
+            if user in (slot.get("RemoteUser"), slot.get("AccountingGroup")):
+                start = slot.get("JobStart", slot.get("EnteredCurrentActivity", 0))
+                held.append({"Name": slot.get("Name"), "StartTime": start})
+        return held
+
     # -- the collector ------------------------------------------------------------------
     def ad(self) -> ClassAd:
         return ClassAd(
@@ -278,7 +351,7 @@ class Negotiator:
                 "MyType": "Negotiator",
                 "Name": self.negotiator_name,
                 "Machine": self.ctx.host,
-                "MyAddress": f"<{self.ctx.url.split('://')[-1]}>",
+                **self.ctx.identity(),
                 "ApiAddress": self.ctx.daemon_url(self.name),
                 "DaemonStartTime": int(self.ctx.started),
                 "MyCurrentTime": int(self.ctx.env.now),

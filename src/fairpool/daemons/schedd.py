@@ -203,7 +203,7 @@ class Schedd:
             self.clusters[cluster_ad["ClusterId"]] = cluster_ad
             self.per_cluster[cluster_ad["ClusterId"]] = len(procs)
             self.queue.add(procs)
-            self._log_all(procs, Submitted(f"<{self.ctx.url.split('://')[-1]}>"), now)
+            self._log_all(procs, Submitted(self.ctx.address), now)
         self.spawn(self.reschedule())
         total = sum(len(p) for _, p, _ in made)
         self.log.info(
@@ -242,6 +242,8 @@ class Schedd:
             where = f"job {number}.{place}"
             if not isinstance(proc, dict):
                 raise BadRequest(f"{where}: expected a JSON object")
+            if any(k.lower() == "owner" and v != owner for k, v in proc.items()):
+                raise Forbidden(f"{where}: an Owner other than its cluster's ({owner!r})")
             job = cluster.copy()
             exprs, names = job._exprs, job._names
             for name, value in proc.items():
@@ -366,9 +368,11 @@ class Schedd:
         self.writer.flush()  # on disk before the user is told
         return len(names)
 
-    def history(self, constraint: Expr | None, limit: int | None) -> list[ClassAd]:
+    def history(
+        self, constraint: Expr | None, limit: int | None, since: Expr | None = None
+    ) -> list[ClassAd]:
         self.writer.flush()
-        return list(self.store.history(constraint, limit, self.ctx.env.now))
+        return list(self.store.history(constraint, limit, self.ctx.env.now, since))
 
     # -- negotiation --------------------------------------------------------------------
     def requests(self, significant: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -780,7 +784,7 @@ class Schedd:
         common = {
             "ScheddName": self.schedd_name,
             "Machine": self.ctx.host,
-            "MyAddress": f"<{self.ctx.url.split('://')[-1]}>",
+            **self.ctx.identity(),
             "ApiAddress": self.url,
             "MyCurrentTime": int(now),
         }

@@ -122,12 +122,15 @@ def schedd_router(schedd: Schedd) -> APIRouter:
 
     @api.get("/history", summary="Jobs that left the queue, newest first (condor_history)")
     async def history(
-        constraint: str | None = None, projection: str | None = None, limit: int | None = None
+        constraint: str | None = None,
+        projection: str | None = None,
+        limit: int | None = None,
+        since: str | None = None,
     ) -> dict[str, Any]:
         if limit is not None and limit < 0:
             raise BadRequest("limit: expected a number of 0 or more")
         wanted = _projection(projection)
-        found = schedd.history(_constraint(constraint), limit)
+        found = schedd.history(_constraint(constraint), limit, _constraint(since, "since"))
         return {"ads": [ad_to_json(ad, wanted) for ad in found]}
 
     @api.post("/negotiate", summary="Resource requests, for the negotiator")

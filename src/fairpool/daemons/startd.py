@@ -390,7 +390,7 @@ class StartdDaemon:
     def ads(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The slot ads and each one's private ClaimId."""
         now = int(self.ctx.env.now)
-        address = f"<{self.ctx.url.split('://')[-1]}>"
+        address = self.ctx.address
         ads, private = [], {}
         for name, slot in self.startd.slots.items():
             if name not in self.secret:
@@ -399,7 +399,7 @@ class StartdDaemon:
             ad.update(
                 {
                     "ApiAddress": self.url,
-                    "MyAddress": address,
+                    **self.ctx.identity(),
                     "StartdIpAddr": address,
                     "LastHeardFrom": now,
                     "MyCurrentTime": now,

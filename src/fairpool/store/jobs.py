@@ -147,9 +147,15 @@ class JobStore:
                 write(conn)
 
     def history(
-        self, constraint: Expr | None = None, limit: int | None = None, now: float = 0.0
+        self,
+        constraint: Expr | None = None,
+        limit: int | None = None,
+        now: float = 0.0,
+        since: Expr | None = None,
     ) -> Iterator[ClassAd]:
-        """Jobs that left the queue, newest first, that satisfy ``constraint``."""
+        """Jobs that left the queue, newest first, that satisfy ``constraint``; with
+        ``since``, only those newer than the first record it holds of (condor_history
+        -since)."""
         with self.engine.connect() as conn:
             rows = conn.execute(select(job_history.c.ad).order_by(job_history.c.id.desc()))
             given = 0
@@ -157,6 +163,8 @@ class JobStore:
                 if limit is not None and given >= limit:
                     return
                 ad = ad_from_json(json.loads(text), "a history record")
+                if since is not None and satisfied(evaluate(since, ad, now=now)):
+                    return
                 if constraint is None or satisfied(evaluate(constraint, ad, now=now)):
                     given += 1
                     yield ad
