@@ -298,6 +298,7 @@ _COLLECTOR = [
     ("ABSENT_REQUIREMENTS", "expr", None, "expired slot ads kept as absent"),
     ("ABSENT_EXPIRE_ADS_AFTER", "int", "2592000", "seconds absent ads are kept (0: forever)"),
     ("EXPIRE_INVALIDATED_ADS", "bool", "False", "invalidated ads expire (may turn absent)"),
+    ("OFFLINE_EXPIRE_ADS_AFTER", "int", "2147483647", "seconds offline ads are kept (0: forever)"),
     ("COLLECTOR_PERSISTENT_AD_LOG", "path", None, "where absent and offline ads are kept"),
     ("CONDOR_VIEW_HOST", "list", None, "HTCondorView servers to forward ads to"),
     ("KEEP_POOL_HISTORY", "bool", "False", "the collector records pool history"),

@@ -11,6 +11,17 @@ constraint costs only the JSON it sends back, and parsed, so that a bad ad is re
 when it is sent and a constraint (or a negotiator in this process) finds it ready.
 Private attributes (a slot's ``ClaimId``, which a claim must present) are kept apart
 and given only to a query that asks for them: the negotiator's.
+
+Absent and offline ads (seed 002, "Absent ClassAds"): a slot ad that would expire is
+kept as absent when ABSENT_REQUIREMENTS holds for it (``Absent = true``, its
+``LastHeardFrom`` the time it went absent, its ``ClassAdLifetime``
+ABSENT_EXPIRE_ADS_AFTER), as is one invalidated by an invalidation that says
+``Absent = true`` (or any invalidated one with EXPIRE_INVALIDATED_ADS, through
+ABSENT_REQUIREMENTS). A slot ad that says ``Offline = true`` is kept until
+OFFLINE_EXPIRE_ADS_AFTER. Both are written to the persistent ad log
+(store/persistent_ads.py) and read back at start; the machine's next update replaces
+them. Absent ads are seen only by a query whose constraint or projection names
+``Absent``; the negotiator sees neither absent nor offline slots.
 """
 
 from __future__ import annotations
@@ -24,7 +35,10 @@ from fastapi import APIRouter, Request, Response
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_from_json, ad_to_json
 from ..classad.match import evaluate, satisfied
+from ..classad.refs import references
+from ..config.knob_values import knob_expr
 from ..errors import ClassAdSyntaxError
+from ..store.persistent_ads import PersistentAd, PersistentAds
 from .context import Context, knob_int
 from .errors import BadRequest
 
@@ -40,6 +54,8 @@ class _Entry:
     private: dict[str, Any] | None = None
     ad: ClassAd | None = None
     names: dict[str, str] = field(default_factory=dict)  # lower-case name -> spelling
+    absent: bool = False
+    offline: bool = False
 
     def classad(self) -> ClassAd:
         assert self.ad is not None  # parsed at update (the collector's own ad: at once)
@@ -64,12 +80,28 @@ class Collector:
         self.ads: dict[str, dict[tuple[str, str], _Entry]] = {}  # type -> key -> entry
         self.updates = 0
         self.reconfig()
+        self.persistent = PersistentAds.at(
+            (ctx.config.get("COLLECTOR_PERSISTENT_AD_LOG") or "").strip(), ctx.engine
+        )
+        self._restore()
         ctx.env.process(self._housekeeping())
 
     def reconfig(self) -> None:
         config = self.ctx.config
         self.lifetime = knob_int(config, "CLASSAD_LIFETIME", 900, minimum=1)
         self.own_name = (config.get("COLLECTOR_NAME") or "").strip() or f"fairpool@{self.ctx.host}"
+        self.absent_requirements = knob_expr(config, "ABSENT_REQUIREMENTS")
+        self.absent_lifetime = knob_int(config, "ABSENT_EXPIRE_ADS_AFTER", 30 * 86400)
+        self.offline_lifetime = knob_int(config, "OFFLINE_EXPIRE_ADS_AFTER", 2**31 - 1)
+        self.expire_invalidated = bool(config.get_bool("EXPIRE_INVALIDATED_ADS", False))
+
+    def _restore(self) -> None:
+        """The absent and offline ads the persistent log kept."""
+        for kept in self.persistent.load():
+            entry = _Entry(kept.obj, kept.expires, None, _parsed(kept.obj, "a persistent ad"))
+            entry.absent = _field(kept.obj, "Absent") is True
+            entry.offline = not entry.absent
+            self.ads.setdefault(kept.kind, {})[(kept.name, kept.schedd)] = entry
 
     # -- the core -----------------------------------------------------------------------
     def update(self, objs: list[Any], private: dict[str, Any] | None, now: float) -> int:
@@ -82,20 +114,82 @@ class Collector:
             lifetime = _field(obj, "ClassAdLifetime")
             ttl = lifetime if type(lifetime) is int and lifetime > 0 else self.lifetime
             secret = (private or {}).get(key[0])
-            self.ads.setdefault(kind, {})[key] = _Entry(obj, now + ttl, secret, ad)
+            table = self.ads.setdefault(kind, {})
+            before = table.get(key)
+            entry = table[key] = _Entry(obj, now + ttl, secret, ad)
+            if kind == "machine" and _field(obj, "Offline") is True:
+                entry.offline = True
+                entry.expires = _until(now, self.offline_lifetime)
+                self._persist(kind, key, entry)
+            elif before is not None and (before.absent or before.offline):
+                self.persistent.remove(kind, *key)  # the machine is back
             self.updates += 1
         return len(objs)
 
-    def invalidate(self, kind: str, names: list[str] | None, constraint: Expr | None) -> int:
-        """Drop ads of a type by name or by constraint; how many went."""
+    def _persist(self, kind: str, key: tuple[str, str], entry: _Entry) -> None:
+        self.persistent.save(PersistentAd(kind, key[0], key[1], entry.obj, entry.expires))
+
+    def _turn_absent(self, kind: str, key: tuple[str, str], entry: _Entry, now: float) -> None:
+        """Keep the ad as absent: the time it went absent is its LastHeardFrom, as
+        ``condor_status -absent`` shows it, and it lives ABSENT_EXPIRE_ADS_AFTER more."""
+        obj = {
+            **entry.obj,
+            "Absent": True,
+            "LastHeardFrom": int(now),
+            "ClassAdLifetime": self.absent_lifetime,
+        }
+        absent = _Entry(obj, _until(now, self.absent_lifetime), None, _parsed(obj, "an ad"))
+        absent.absent = True
+        self.ads.setdefault(kind, {})[key] = absent
+        self._persist(kind, key, absent)
+        self.log.info("%s is absent", key[0])
+
+    def _drop(self, kind: str, key: tuple[str, str], entry: _Entry, now: float) -> bool:
+        """An ad that expired: absent if ABSENT_REQUIREMENTS holds for a slot ad that is
+        not absent already (True), else gone."""
+        if (
+            kind == "machine"
+            and not entry.absent
+            and self.absent_requirements is not None
+            and _holds(self.absent_requirements, entry, now)
+        ):
+            self._turn_absent(kind, key, entry, now)
+            return True
+        del self.ads[kind][key]
+        if entry.absent or entry.offline:
+            self.persistent.remove(kind, *key)
+        return False
+
+    def invalidate(
+        self,
+        kind: str,
+        names: list[str] | None,
+        constraint: Expr | None,
+        absent: bool = False,
+    ) -> int:
+        """Drop ads of a type by name or by constraint; how many went. ``absent``: the
+        invalidation says ``Absent = true``, so slot ads turn absent instead (as do those
+        for which ABSENT_REQUIREMENTS holds, with EXPIRE_INVALIDATED_ADS)."""
         gone = 0
+        now = self.ctx.env.now
+        sees_absent = _names_absent(constraint, None)
         for table_kind, table in self._tables(kind.lower()):
             for key, entry in list(table.items()):
+                if entry.absent and not (sees_absent or names is not None):
+                    continue
                 named = names is not None and key[0] in names
-                chosen = constraint is not None and _holds(constraint, entry, self.ctx.env.now)
-                if named or chosen:
+                chosen = constraint is not None and _holds(constraint, entry, now)
+                if not (named or chosen):
+                    continue
+                gone += 1
+                if absent and table_kind == "machine" and not entry.absent:
+                    self._turn_absent(table_kind, key, entry, now)
+                elif self.expire_invalidated and not entry.absent:
+                    self._drop(table_kind, key, entry, now)
+                else:
                     del table[key]
-                    gone += 1
+                    if entry.absent or entry.offline:
+                        self.persistent.remove(table_kind, *key)
             if not table:
                 self.ads.pop(table_kind, None)
         return gone
@@ -109,9 +203,12 @@ class Collector:
         now: float,
     ) -> list[dict[str, Any]]:
         wanted = {name.lower() for name in projection} if projection else None
+        sees_absent = _names_absent(constraint, wanted)
         found = []
         for _, table in self._tables(kind.lower()):
             for entry in table.values():
+                if entry.absent and not sees_absent:
+                    continue
                 if constraint is not None and not _holds(constraint, entry, now):
                     continue
                 obj = entry.project(wanted)
@@ -127,6 +224,8 @@ class Collector:
         self._own(self.ctx.env.now)
         found = []
         for entry in self.ads.get("machine", {}).values():
+            if entry.absent or entry.offline:
+                continue
             ad = entry.classad().copy()
             for name, value in (entry.private or {}).items():
                 ad[name] = value
@@ -136,9 +235,8 @@ class Collector:
     def expire(self, now: float) -> int:
         gone = 0
         for kind, table in list(self.ads.items()):
-            for key in [k for k, e in table.items() if e.expires <= now]:
-                del table[key]
-                gone += 1
+            for key, entry in [(k, e) for k, e in table.items() if e.expires <= now]:
+                gone += not self._drop(kind, key, entry, now)
             if not table:
                 del self.ads[kind]
         if gone:
@@ -147,7 +245,7 @@ class Collector:
 
     def own_ad(self, now: float) -> dict[str, Any]:
         """The collector's own ad, as queries of type Collector see it."""
-        machines = self.ads.get("machine", {})
+        machines = {k: e for k, e in self.ads.get("machine", {}).items() if not e.absent}
         states: dict[str, int] = {}
         for entry in machines.values():
             state = entry.obj.get("State")
@@ -189,6 +287,9 @@ class Collector:
             yield min(60.0, self.lifetime / 4)
             self.expire(self.ctx.env.now)
 
+    async def close(self) -> None:
+        self.persistent.close(self.ctx.engine)
+
     # -- the API ------------------------------------------------------------------------
     def router(self) -> APIRouter:
         api = APIRouter(tags=[self.name])
@@ -224,7 +325,10 @@ class Collector:
             ):
                 raise BadRequest("names: expected a list of ad names")
             constraint = _constraint(body.get("constraint"))
-            return {"invalidated": self.invalidate(kind, names, constraint)}
+            absent = _field(body, "Absent")
+            if absent is not None and not isinstance(absent, bool):
+                raise BadRequest("Absent: expected true or false")
+            return {"invalidated": self.invalidate(kind, names, constraint, bool(absent))}
 
         @api.get("/ads", summary="Query ads of a type, with a constraint and a projection")
         async def ads_get(
@@ -283,6 +387,22 @@ def _parsed(obj: dict[str, Any], where: str) -> ClassAd:
         return ad_from_json(obj, where)
     except ClassAdSyntaxError as err:
         raise BadRequest(err.message) from None
+
+
+def _until(now: float, lifetime: int) -> float:
+    """When an ad kept ``lifetime`` seconds from now expires (0: never)."""
+    return now + lifetime if lifetime > 0 else float("inf")
+
+
+def _names_absent(constraint: Expr | None, wanted: set[str] | None) -> bool:
+    """Whether a query names ``Absent`` (its constraint or projection), which is what
+    makes absent ads visible to it."""
+    if wanted and "absent" in wanted:
+        return True
+    if constraint is None:
+        return False
+    found = references(constraint.node, None).unresolved
+    return any(name.rpartition(".")[2].lower() == "absent" for name in found)
 
 
 def _holds(constraint: Expr, entry: _Entry, now: float) -> bool:
