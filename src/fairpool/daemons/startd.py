@@ -271,11 +271,19 @@ class StartdDaemon:
         self._after()
         return {"released": True}
 
-    def drain(self, how: str, start: str | None, check: str | None, reason: str) -> dict:
-        """condor_drain: graceful, quick or fast; ``start`` while draining; ``check``."""
+    def drain(
+        self, how: str, start: str | None, check: str | None, reason: str, resume: bool = False
+    ) -> dict:
+        """condor_drain: graceful, quick or fast; ``start`` while draining; ``check``;
+        ``resume``: back to accepting jobs once drained (-resume-on-completion)."""
         now = int(self.ctx.env.now)
         reply = self.startd.drain(
-            now, how, start=_expr(start, "start"), check=_expr(check, "check"), reason=reason
+            now,
+            how,
+            resume=resume,
+            start=_expr(start, "start"),
+            check=_expr(check, "check"),
+            reason=reason,
         )
         self.node.settle(now)
         self._after()
