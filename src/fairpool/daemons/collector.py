@@ -22,12 +22,21 @@ OFFLINE_EXPIRE_ADS_AFTER. Both are written to the persistent ad log
 (store/persistent_ads.py) and read back at start; the machine's next update replaces
 them. Absent ads are seen only by a query whose constraint or projection names
 ``Absent``; the negotiator sees neither absent nor offline slots.
+
+As an HTCondorView server (KEEP_POOL_HISTORY), the collector samples the pool every
+POOL_HISTORY_SAMPLING_INTERVAL into POOL_HISTORY_DIR (store/pool_history.py) and answers
+``fairpool stats`` from it. With CONDOR_VIEW_HOST it forwards every update and
+invalidation it takes to those collectors (a list; one that names this collector is
+ignored, as the seed says).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from dataclasses import dataclass, field
+import socket
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -39,8 +48,10 @@ from ..classad.refs import references
 from ..config.knob_values import knob_expr
 from ..errors import ClassAdSyntaxError
 from ..store.persistent_ads import PersistentAd, PersistentAds
+from ..store.pool_history import PoolHistory
+from .client import Api
 from .context import Context, knob_int
-from .errors import BadRequest
+from .errors import BadRequest, NotFound, Unavailable
 
 __all__ = ["Collector"]
 
@@ -84,6 +95,16 @@ class Collector:
             (ctx.config.get("COLLECTOR_PERSISTENT_AD_LOG") or "").strip(), ctx.engine
         )
         self._restore()
+        self._views: dict[str, Api] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self.history: PoolHistory | None = None
+        if _flag(ctx.config, "KEEP_POOL_HISTORY"):
+            directory = (ctx.config.get("POOL_HISTORY_DIR") or "").strip()
+            self.history = PoolHistory(
+                Path(directory) if directory else ctx.paths.spool,
+                knob_int(ctx.config, "POOL_HISTORY_MAX_STORAGE", 10_000_000, minimum=1),
+            )
+            ctx.env.process(self._sampling())
         ctx.env.process(self._housekeeping())
 
     def reconfig(self) -> None:
@@ -93,7 +114,19 @@ class Collector:
         self.absent_requirements = knob_expr(config, "ABSENT_REQUIREMENTS")
         self.absent_lifetime = knob_int(config, "ABSENT_EXPIRE_ADS_AFTER", 30 * 86400)
         self.offline_lifetime = knob_int(config, "OFFLINE_EXPIRE_ADS_AFTER", 2**31 - 1)
-        self.expire_invalidated = bool(config.get_bool("EXPIRE_INVALIDATED_ADS", False))
+        self.expire_invalidated = _flag(config, "EXPIRE_INVALIDATED_ADS")
+        self.sampling = knob_int(config, "POOL_HISTORY_SAMPLING_INTERVAL", 60, minimum=1)
+        self.view_urls = [
+            url for url in map(_view_url, config.get_list("CONDOR_VIEW_HOST")) if not self._me(url)
+        ]
+
+    def _me(self, url: str) -> bool:
+        """Whether a CONDOR_VIEW_HOST names this collector (same port, a name of this
+        host)."""
+        mine = self.ctx.url.split("://", 1)[-1]
+        host, _, port = url.split("://", 1)[-1].split("/", 1)[0].rpartition(":")
+        local = {"127.0.0.1", "localhost", self.ctx.host, socket.gethostname()}
+        return port == mine.rpartition(":")[2] and host in local
 
     def _restore(self) -> None:
         """The absent and offline ads the persistent log kept."""
@@ -282,6 +315,48 @@ class Collector:
         entry = _Entry(obj, float("inf"), None, ad_from_json(obj))
         self.ads.setdefault("collector", {})[(self.own_name, "")] = entry
 
+    # -- HTCondorView ---------------------------------------------------------------------
+    def sample(self, now: float) -> None:
+        """One history sample: each slot's state, each submitter's jobs (over schedds)."""
+        assert self.history is not None
+        slots = [
+            (key[0], str(_field(e.obj, "State")), str(_field(e.obj, "Activity")))
+            for key, e in self.ads.get("machine", {}).items()
+            if not e.absent
+        ]
+        users: dict[str, list[int]] = {}
+        for key, entry in self.ads.get("submitter", {}).items():
+            counts = users.setdefault(key[0], [0, 0])
+            for number, name in enumerate(("RunningJobs", "IdleJobs")):
+                value = _field(entry.obj, name)
+                counts[number] += value if type(value) is int else 0
+        self.history.record(now, slots, [(n, r, i) for n, (r, i) in users.items()])
+
+    def _sampling(self):
+        while True:
+            self.sample(self.ctx.env.now)
+            yield float(self.sampling)
+
+    def forward(self, path: str, body: dict[str, Any]) -> None:
+        """The update or invalidation, to each CONDOR_VIEW_HOST (in the background: a view
+        server that is down delays nothing)."""
+        for url in self.view_urls:
+            api = self._views.setdefault(url, Api(url))
+            task = asyncio.get_running_loop().create_task(self._send(api, path, body))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, api: Api, path: str, body: dict[str, Any]) -> None:
+        try:
+            await api.post(path, body)
+        except Unavailable as err:
+            self.log.info("not forwarded to %s: %s", api.url, err)
+
+    def _history(self) -> PoolHistory:
+        if self.history is None:
+            raise NotFound("this collector keeps no pool history (KEEP_POOL_HISTORY = False)")
+        return self.history
+
     def _housekeeping(self):
         while True:
             yield min(60.0, self.lifetime / 4)
@@ -289,6 +364,10 @@ class Collector:
 
     async def close(self) -> None:
         self.persistent.close(self.ctx.engine)
+        if self.history is not None:
+            self.history.close()
+        for api in self._views.values():
+            await api.close()
 
     # -- the API ------------------------------------------------------------------------
     def router(self) -> APIRouter:
@@ -312,7 +391,9 @@ class Collector:
             private = body.get("private")
             if private is not None and not isinstance(private, dict):
                 raise BadRequest("private: expected an object of ads by name")
-            return {"updated": self.update(ads, private, self.ctx.env.now)}
+            updated = self.update(ads, private, self.ctx.env.now)
+            self.forward("/update", {"ads": ads})
+            return {"updated": updated}
 
         @api.post("/invalidate", summary="Remove ads by name or constraint")
         async def invalidate(body: dict[str, Any]) -> dict[str, int]:
@@ -328,7 +409,28 @@ class Collector:
             absent = _field(body, "Absent")
             if absent is not None and not isinstance(absent, bool):
                 raise BadRequest("Absent: expected true or false")
-            return {"invalidated": self.invalidate(kind, names, constraint, bool(absent))}
+            gone = self.invalidate(kind, names, constraint, bool(absent))
+            self.forward("/invalidate", body)
+            return {"invalidated": gone}
+
+        @api.get("/history", summary="Pool history samples (KEEP_POOL_HISTORY)")
+        async def history(
+            kind: str, since: float = 0.0, until: float = 1e12, name: str | None = None
+        ) -> dict[str, Any]:
+            store = self._history()
+            if kind == "resource":
+                found = store.resources(since, until, name)
+            elif kind == "submitter":
+                found = store.submitters(since, until, name)
+            else:
+                raise BadRequest("kind: expected resource or submitter")
+            return {"samples": [asdict(sample) for sample in found]}
+
+        @api.get("/history/names", summary="The resources or submitters in the history")
+        async def history_names(kind: str) -> dict[str, Any]:
+            if kind not in ("resource", "submitter"):
+                raise BadRequest("kind: expected resource or submitter")
+            return {"names": self._history().names(kind)}
 
         @api.get("/ads", summary="Query ads of a type, with a constraint and a projection")
         async def ads_get(
@@ -387,6 +489,18 @@ def _parsed(obj: dict[str, Any], where: str) -> ClassAd:
         return ad_from_json(obj, where)
     except ClassAdSyntaxError as err:
         raise BadRequest(err.message) from None
+
+
+def _flag(config: Any, name: str) -> bool:
+    return bool(config.get_bool(name, False))
+
+
+def _view_url(text: str) -> str:
+    """A CONDOR_VIEW_HOST entry (``host:port`` or a URL) as its collector's API."""
+    text = text.strip().rstrip("/")
+    if "://" not in text:
+        text = f"http://{text if ':' in text else text + ':9618'}"
+    return text if text.endswith("/collector") else f"{text}/collector"
 
 
 def _until(now: float, lifetime: int) -> float:
