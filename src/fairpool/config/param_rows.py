@@ -290,7 +290,7 @@ _DEFRAG = [
     ("DEFRAG_DRAINING_START_EXPR", "expr", "FALSE", "START while gracefully draining"),
     ("DEFRAG_UPDATE_INTERVAL", "int", "300", "seconds between Defrag ad updates"),
     ("DEFRAG_LOG", "path", "$(LOG)/DefragLog", "the defrag daemon's log"),
-    ("DEFRAG_STATE_FILE", "path", None, "unused (HTCondor compiles it out)"),
+    ("DEFRAG_STATE_FILE", "path", "$(SPOOL)/defrag_state", "the defrag daemon's counters"),
 ]
 
 _COLLECTOR = [
