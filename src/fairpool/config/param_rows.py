@@ -272,7 +272,18 @@ _STARTD = [
     ("SmallJob", "expr", "(TARGET.ImageSize <  (15 * 1024))", "macro: a job under 15 MiB"),
     ("IsVanilla", "expr", "(TARGET.JobUniverse == 5)", "macro: a vanilla-universe job"),
     ("IsPVM", "expr", "(TARGET.JobUniverse == 4)", "macro: a PVM-universe job"),
-    ("GPU_DISCOVERY_EXTRA", "string", "", "extra options of GPU discovery"),
+    ("GPU_DISCOVERY_EXTRA", "string", "", "extra options of GPU discovery (-simulate:D,N)"),
+    ("MACHINE_RESOURCE_INVENTORY_GPUs", "string", None, "GPU discovery (use FEATURE : GPUs)"),
+    ("GPU_SIMULATED_USAGE", "string", None, "fairpool: simulated GPUs' busy/MiB by id"),
+    (
+        "ENVIRONMENT_FOR_AssignedGPUs",
+        "string",
+        "GPU_DEVICE_ORDINAL=/(CUDA|OCL)//  CUDA_VISIBLE_DEVICES=/CUDA//",
+        "job variables set to the slot's GPUs",
+    ),
+    ("ENVIRONMENT_VALUE_FOR_UnAssignedGPUs", "string", "10000", "their value with no GPU"),
+    ("STARTD_CRON_JOBLIST", "list", None, "startd cron jobs (GPUs_MONITOR: GPU monitoring)"),
+    ("STARTD_CRON_GPUs_MONITOR_PERIOD", "int", None, "seconds between GPU readings"),
 ]
 
 _DEFRAG = [
