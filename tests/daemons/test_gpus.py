@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from fairpool.classad import ClassAd
 from fairpool.config import parse_config_text
 from fairpool.daemons.gpus import GpuMonitor, NvmlDevices, discover
+from fairpool.startd.partition import carve, release
 from livepool import LivePool
 
 PROGRAM = '#!/bin/sh\necho "$CUDA_VISIBLE_DEVICES $GPU_DEVICE_ORDINAL" > gpu.$1\nsleep 1\n'
@@ -100,3 +102,20 @@ def test_nvml_discovery_where_a_gpu_is_present():
     assert len(devices.ids) == count and all(i.startswith("GPU-") for i in devices.ids)
     readings = devices.read()
     assert all(0.0 <= r.busy <= 1.0 and r.memory >= 0 for r in readings.values())
+
+
+def test_a_dynamic_slot_takes_its_gpus_by_id_and_gives_them_back():
+    pslot = ClassAd(
+        {"Name": "slot1@h", "SlotID": 1, "PartitionableSlot": True, "Cpus": 4, "Memory": 4096,
+         "Disk": 10**6, "GPUs": 3, "AssignedGPUs": "CUDA0, CUDA1, CUDA2", "Requirements": True}
+    )  # fmt: skip
+    two = ClassAd({"RequestCpus": 1, "RequestMemory": 128, "RequestDisk": 1, "RequestGPUs": 2})
+    none = ClassAd({"RequestCpus": 1, "RequestMemory": 128, "RequestDisk": 1})
+    first = carve(pslot, two, 0, 1)
+    second = carve(pslot, none, 0, 2)
+    assert first is not None and second is not None
+    assert (first["AssignedGPUs"], second["AssignedGPUs"]) == ("CUDA0, CUDA1", "")
+    assert (pslot["GPUs"], pslot["AssignedGPUs"]) == (1, "CUDA2")
+    release(pslot, second)
+    release(pslot, first)
+    assert (pslot["GPUs"], pslot["AssignedGPUs"]) == (3, "CUDA2, CUDA0, CUDA1")
