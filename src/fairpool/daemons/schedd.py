@@ -76,6 +76,7 @@ __all__ = ["Schedd"]
 
 HELD_BY_USER, PERIODIC_HOLD = 1, 3  # HoldReasonCode (JobHeldByUser, a job policy expression)
 _ACTIVE = (RUNNING, SUSPENDED, TRANSFERRING_OUTPUT)
+_ADVERTISE_DELAY = 0.2  # seconds: changes close together go to the collector in one update
 # qedit may not change these (HTCondor's protected and immutable job attributes)
 _PROTECTED = frozenset(
     n.lower()
@@ -133,6 +134,8 @@ class Schedd:
         self.offered: dict[str, dict[str, tuple[str, int]]] = {}
         self.dirty: set[str] = set()
         self.advertised: set[str] = set()  # submitters with an ad in the collector
+        self._advertised_at = -float("inf")
+        self._advert_due = False
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
         self._recover()
@@ -147,6 +150,7 @@ class Schedd:
         self.max_per_submission = knob_int(config, "MAX_JOBS_PER_SUBMISSION", 20_000, minimum=1)
         self.interval = knob_int(config, "SCHEDD_INTERVAL", 300, minimum=1)
         self.periodic_interval = knob_int(config, "PERIODIC_EXPR_INTERVAL", 60, minimum=1)
+        self.min_interval = knob_int(config, "SCHEDD_MIN_INTERVAL", 5, minimum=0)
         leftovers = config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS", True)
         self.leftovers = True if leftovers is None else leftovers
         self.log_format = LogFormat.parse(config.get("DEFAULT_USERLOG_FORMAT_OPTIONS"))
@@ -313,7 +317,7 @@ class Schedd:
             else:
                 results[name] = await self._act(caller, action, name, reason, now)
         self._save()
-        self.spawn(self.advertise())
+        self._advertise_soon()
         return results
 
     async def _act(
@@ -547,7 +551,7 @@ class Schedd:
         self._log(job, shadow.started(job, claim.slot, address, now), now)
         self.dirty.add(name)
         self._save()
-        self.spawn(self.advertise())
+        self._advertise_soon()
 
     def _not_starting(self, name: str) -> None:
         self.starting.discard(name)
@@ -624,6 +628,7 @@ class Schedd:
             code, subcode = int(hold.get("code", 0)), int(hold.get("subcode", 0))
             self._hold(name, str(hold.get("reason")), code, subcode, now)
             self._save()
+            self._advertise_soon()
             await self._release(claim)
             return
         outcome = shadow.exited(job, exit, usage, claim.slot_ad, now)
@@ -636,6 +641,7 @@ class Schedd:
                 self._hold(name, outcome.hold_reason, shadow.ON_EXIT_HOLD, 0, now)
             self.dirty.add(name)
         self._save()
+        self._advertise_soon()
         following = next_job(self.queue, claim.submitter, claim.slot_ad, job, now)
         if not reusable or following is None or self._busy() >= self.max_running:
             await self._release(claim)
@@ -654,7 +660,7 @@ class Schedd:
         self.claims.pop(claim.id, None)
         self.claim_of.pop(name, None)
         self.dirty.add(name)
-        self.spawn(self.advertise())
+        self._advertise_soon()
 
     async def _stop_run(self, name: str, now: float) -> None:
         """A running (or starting) job is stopped for rm or hold: its claim is released,
@@ -788,7 +794,19 @@ class Schedd:
         )
         return [schedd, *ads]
 
+    def _advertise_soon(self) -> None:
+        """Advertise the changed counts, at most once per SCHEDD_MIN_INTERVAL: a busy
+        schedd changes with every job start and end, and each ad counts every job."""
+        if self._advert_due:
+            return
+        self._advert_due = True
+        now = self.ctx.env.now
+        delay = max(_ADVERTISE_DELAY, self._advertised_at + self.min_interval - now)
+        self.ctx.env.schedule(delay, lambda: self.spawn(self.advertise()))
+
     async def advertise(self) -> None:
+        self._advert_due = False
+        self._advertised_at = self.ctx.env.now
         ads = self.ads(self.ctx.env.now)
         names = {a["Name"] for a in ads[1:]}
         collector = self.api(self.ctx.collector_url)

@@ -49,7 +49,7 @@ from ..startd.node import (
     NodeEvent,
 )
 from ..starter import JobProcess, StartError, TransferError, kill_leftover, remove_stale_sandboxes
-from ..store.database import starters
+from ..store.database import open_database, starters
 from .client import Api
 from .context import Context, filesystem_domain, knob_float
 from .errors import BadRequest, Forbidden, NotFound
@@ -97,6 +97,8 @@ class StartdDaemon:
         self._update_due = False
         self._activating = ""  # the claim whose job the node is starting
         self._wake = None
+        # the processes it records die with the machine: no fsync needed for them
+        self.engine = open_database(ctx.paths.spool, fsync=False)
         self._clean_up_after_crash()
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
@@ -167,7 +169,7 @@ class StartdDaemon:
         name = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         self.runs[slot] = _Run(process, name, claim)
         self.claims[claim].job = name
-        with self.ctx.engine.begin() as conn:
+        with self.engine.begin() as conn:
             conn.execute(delete(starters).where(starters.c.slot == slot))
             conn.execute(
                 insert(starters).values(
@@ -209,7 +211,7 @@ class StartdDaemon:
         except TransferError as err:
             run.hold = {"reason": err.reason, "code": err.code, "subcode": err.subcode}
         run.usage = run.process.usage().attrs()
-        with self.ctx.engine.begin() as conn:
+        with self.engine.begin() as conn:
             conn.execute(delete(starters).where(starters.c.slot == slot))
         self.log.info("job %s on %s exited: %s", run.job, slot, run.exit)
         if self.runs.get(slot) is run:
@@ -462,12 +464,12 @@ class StartdDaemon:
 
     # -- start and stop -----------------------------------------------------------------
     def _clean_up_after_crash(self) -> None:
-        with self.ctx.engine.connect() as conn:
+        with self.engine.connect() as conn:
             left = conn.execute(select(starters)).all()
         for row in left:
             if kill_leftover(row.pid, row.create_time):
                 self.log.info("killed job %s (pid %d) left by the last run", row.job, row.pid)
-        with self.ctx.engine.begin() as conn:
+        with self.engine.begin() as conn:
             conn.execute(delete(starters))
         for path in remove_stale_sandboxes(self.ctx.paths.execute):
             self.log.info("removed %s, left by the last run", path)
@@ -489,6 +491,7 @@ class StartdDaemon:
                 )
         for api in self._apis.values():
             await api.close()
+        self.engine.dispose()
 
 
 def _expr(text: str | None, what: str) -> Expr | None:

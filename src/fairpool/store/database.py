@@ -192,11 +192,13 @@ MIGRATIONS: dict[int, list[str]] = {
 }
 
 
-def open_database(location: str | Path, create: bool = True) -> Engine:
+def open_database(location: str | Path, create: bool = True, fsync: bool = True) -> Engine:
     """An engine for a state directory (SQLite inside it) or an SQLAlchemy URL.
 
     ``create=False``: the directory must exist and hold state already (a command that only
-    reads never leaves an empty state behind a typo). Any problem is a ``StateError``."""
+    reads never leaves an empty state behind a typo). ``fsync=False``: SQLite commits
+    survive the process's crash but not the machine's (for what a power loss ends anyway,
+    like the startd's record of its jobs' processes). Any problem is a ``StateError``."""
     url = str(location)
     if "://" not in url:
         directory = Path(location)
@@ -205,7 +207,7 @@ def open_database(location: str | Path, create: bool = True) -> Engine:
     with database_errors(url.removeprefix("sqlite:///")):
         engine = create_engine(url)
         if engine.dialect.name == "sqlite":
-            event.listen(engine, "connect", _sqlite_pragmas)
+            event.listen(engine, "connect", _sqlite_pragmas if fsync else _sqlite_pragmas_nosync)
         _migrate(engine)
     return engine
 
@@ -238,12 +240,16 @@ def database_errors(where: str) -> Iterator[None]:
         raise StateError(f"not a usable fairpool state database ({err})", where) from None
 
 
-def _sqlite_pragmas(connection, _record) -> None:
+def _sqlite_pragmas(connection, _record, synchronous: str = "FULL") -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute(f"PRAGMA synchronous={synchronous}")
     cursor.execute("PRAGMA busy_timeout=30000")  # daemons of several processes share it
     cursor.close()
+
+
+def _sqlite_pragmas_nosync(connection, record) -> None:
+    _sqlite_pragmas(connection, record, "NORMAL")  # in WAL mode: no fsync at commit
 
 
 def _migrate(engine: Engine) -> None:
