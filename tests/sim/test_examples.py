@@ -23,5 +23,7 @@ def test_example_loads(path):
         assert driven == [True, True]
         assert scenario.machines[0].activity is not None
         assert scenario.machines[0].activity.repeat == 7 * 86400
+    elif path.stem.startswith("whole_machines"):  # every startd runs, so it can drain
+        assert scenario.simulation.startd == "always"
     else:
         assert not any(driven)  # the seed's examples are dedicated pools

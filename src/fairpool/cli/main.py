@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "release": "fairpool.cli.job_actions:release",
     "rm": "fairpool.cli.job_actions:rm",
     "simulate": "fairpool.cli.simulate:simulate",
+    "stats": "fairpool.cli.stats:stats",
     "status": "fairpool.cli.status:status",
     "submit": "fairpool.cli.submit:submit",
     "userprio": "fairpool.cli.userprio:userprio",

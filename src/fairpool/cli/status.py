@@ -2,10 +2,11 @@
 
 One query option picks the ads and their layout (cli/listings/status.py): the slots by
 default (and ``-startd``: fairpool's startds publish only slot ads), ``-schedd``,
-``-submitters``, ``-negotiator`` or ``-any``; ``-total`` prints only the totals, ``-l``
-whole ads and ``-af`` chosen attributes. ``-constraint`` and names narrow the query: a
-name is a slot or machine name for slots (``Name`` or ``Machine``), the ad's ``Name``
-otherwise; several names are alternatives.
+``-submitters``, ``-negotiator``, ``-any``, ``-absent`` (the slots the collector keeps as
+absent, which no other query sees unless it names ``Absent``) or ``-offline``; ``-total``
+prints only the totals, ``-l`` whole ads and ``-af`` chosen attributes. ``-constraint``
+and names narrow the query: a name is a slot or machine name for slots (``Name`` or
+``Machine``), the ad's ``Name`` otherwise; several names are alternatives.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import click
 
 from ..classad.jsonads import ad_from_json
 from .listings import (
+    absent_slots,
     any_ads,
     autoformat,
     long_form,
@@ -41,7 +43,11 @@ _QUERIES = {
     "submitters": ("Submitter", submitters, partial(submitters, total_only=True)),
     "negotiator": ("Negotiator", negotiators, None),
     "any": ("Any", any_ads, None),
+    "absent": ("Machine", absent_slots, None),
+    "offline": ("Machine", slots, slot_summary),
 }
+# query option -> what it adds to the constraint
+_SELECTS = {"absent": "Absent == true", "offline": "Offline == true"}
 
 
 @click.command(
@@ -55,6 +61,8 @@ _QUERIES = {
 @click.option("-submitters", "query", flag_value="submitters", help="Submitter ads.")
 @click.option("-negotiator", "query", flag_value="negotiator", help="Negotiator ads.")
 @click.option("-any", "query", flag_value="any", help="Every ad: its type and name.")
+@click.option("-absent", "query", flag_value="absent", help="Absent slots.")
+@click.option("-offline", "query", flag_value="offline", help="Offline slots.")
 @click.option("-total", "-totals", "total", is_flag=True, help="Totals only.")
 @click.option("-l", "-long", "long", is_flag=True, help="Whole ads.")
 @click.option(
@@ -79,7 +87,8 @@ def status(
     kind, layout, totals_layout = _QUERIES[query or "slots"]
     with refusals():
         spec = autoformat_request()
-        constraint = _constraint(constraints, names, kind)
+        selected = [*constraints, *([_SELECTS[query]] if query in _SELECTS else [])]
+        constraint = _constraint(selected, names, kind)
         found = collector(pool).get("/ads", type=kind, constraint=constraint)["ads"]
         ads = [ad_from_json(ad, f"a {kind} ad") for ad in found]
     if kind == "Machine":  # condor_status's order, also for -l and -af

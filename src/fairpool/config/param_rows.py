@@ -272,7 +272,18 @@ _STARTD = [
     ("SmallJob", "expr", "(TARGET.ImageSize <  (15 * 1024))", "macro: a job under 15 MiB"),
     ("IsVanilla", "expr", "(TARGET.JobUniverse == 5)", "macro: a vanilla-universe job"),
     ("IsPVM", "expr", "(TARGET.JobUniverse == 4)", "macro: a PVM-universe job"),
-    ("GPU_DISCOVERY_EXTRA", "string", "", "extra options of GPU discovery"),
+    ("GPU_DISCOVERY_EXTRA", "string", "", "extra options of GPU discovery (-simulate:D,N)"),
+    ("MACHINE_RESOURCE_INVENTORY_GPUs", "string", None, "GPU discovery (use FEATURE : GPUs)"),
+    ("GPU_SIMULATED_USAGE", "string", None, "fairpool: simulated GPUs' busy/MiB by id"),
+    (
+        "ENVIRONMENT_FOR_AssignedGPUs",
+        "string",
+        "GPU_DEVICE_ORDINAL=/(CUDA|OCL)//  CUDA_VISIBLE_DEVICES=/CUDA//",
+        "job variables set to the slot's GPUs",
+    ),
+    ("ENVIRONMENT_VALUE_FOR_UnAssignedGPUs", "string", "10000", "their value with no GPU"),
+    ("STARTD_CRON_JOBLIST", "list", None, "startd cron jobs (GPUs_MONITOR: GPU monitoring)"),
+    ("STARTD_CRON_GPUs_MONITOR_PERIOD", "int", None, "seconds between GPU readings"),
 ]
 
 _DEFRAG = [
@@ -290,7 +301,7 @@ _DEFRAG = [
     ("DEFRAG_DRAINING_START_EXPR", "expr", "FALSE", "START while gracefully draining"),
     ("DEFRAG_UPDATE_INTERVAL", "int", "300", "seconds between Defrag ad updates"),
     ("DEFRAG_LOG", "path", "$(LOG)/DefragLog", "the defrag daemon's log"),
-    ("DEFRAG_STATE_FILE", "path", None, "unused (HTCondor compiles it out)"),
+    ("DEFRAG_STATE_FILE", "path", "$(SPOOL)/defrag_state", "the defrag daemon's counters"),
 ]
 
 _COLLECTOR = [
@@ -298,6 +309,7 @@ _COLLECTOR = [
     ("ABSENT_REQUIREMENTS", "expr", None, "expired slot ads kept as absent"),
     ("ABSENT_EXPIRE_ADS_AFTER", "int", "2592000", "seconds absent ads are kept (0: forever)"),
     ("EXPIRE_INVALIDATED_ADS", "bool", "False", "invalidated ads expire (may turn absent)"),
+    ("OFFLINE_EXPIRE_ADS_AFTER", "int", "2147483647", "seconds offline ads are kept (0: forever)"),
     ("COLLECTOR_PERSISTENT_AD_LOG", "path", None, "where absent and offline ads are kept"),
     ("CONDOR_VIEW_HOST", "list", None, "HTCondorView servers to forward ads to"),
     ("KEEP_POOL_HISTORY", "bool", "False", "the collector records pool history"),

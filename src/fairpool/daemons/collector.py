@@ -11,13 +11,33 @@ constraint costs only the JSON it sends back, and parsed, so that a bad ad is re
 when it is sent and a constraint (or a negotiator in this process) finds it ready.
 Private attributes (a slot's ``ClaimId``, which a claim must present) are kept apart
 and given only to a query that asks for them: the negotiator's.
+
+Absent and offline ads (seed 002, "Absent ClassAds"): a slot ad that would expire is
+kept as absent when ABSENT_REQUIREMENTS holds for it (``Absent = true``, its
+``LastHeardFrom`` the time it went absent, its ``ClassAdLifetime``
+ABSENT_EXPIRE_ADS_AFTER), as is one invalidated by an invalidation that says
+``Absent = true`` (or any invalidated one with EXPIRE_INVALIDATED_ADS, through
+ABSENT_REQUIREMENTS). A slot ad that says ``Offline = true`` is kept until
+OFFLINE_EXPIRE_ADS_AFTER. Both are written to the persistent ad log
+(store/persistent_ads.py) and read back at start; the machine's next update replaces
+them. Absent ads are seen only by a query whose constraint or projection names
+``Absent``; the negotiator sees neither absent nor offline slots.
+
+As an HTCondorView server (KEEP_POOL_HISTORY), the collector samples the pool every
+POOL_HISTORY_SAMPLING_INTERVAL into POOL_HISTORY_DIR (store/pool_history.py) and answers
+``fairpool stats`` from it. With CONDOR_VIEW_HOST it forwards every update and
+invalidation it takes to those collectors (a list; one that names this collector is
+ignored, as the seed says).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -25,9 +45,14 @@ from fastapi import APIRouter, Request, Response
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_from_json, ad_to_json
 from ..classad.match import evaluate, satisfied
+from ..classad.refs import references
+from ..config.knob_values import knob_expr
 from ..errors import ClassAdSyntaxError
+from ..store.persistent_ads import PersistentAd, PersistentAds
+from ..store.pool_history import PoolHistory
+from .client import Api
 from .context import Context, knob_int
-from .errors import BadRequest
+from .errors import BadRequest, NotFound, Unavailable
 
 __all__ = ["Collector"]
 
@@ -41,6 +66,8 @@ class _Entry:
     private: dict[str, Any] | None = None
     ad: ClassAd | None = None
     names: dict[str, str] = field(default_factory=dict)  # lower-case name -> spelling
+    absent: bool = False
+    offline: bool = False
 
     def classad(self) -> ClassAd:
         assert self.ad is not None  # parsed at update (the collector's own ad: at once)
@@ -65,12 +92,50 @@ class Collector:
         self.ads: dict[str, dict[tuple[str, str], _Entry]] = {}  # type -> key -> entry
         self.updates = 0
         self.reconfig()
+        self.persistent = PersistentAds.at(
+            (ctx.config.get("COLLECTOR_PERSISTENT_AD_LOG") or "").strip(), ctx.engine
+        )
+        self._restore()
+        self._views: dict[str, Api] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self.history: PoolHistory | None = None
+        if _flag(ctx.config, "KEEP_POOL_HISTORY"):
+            directory = (ctx.config.get("POOL_HISTORY_DIR") or "").strip()
+            self.history = PoolHistory(
+                Path(directory) if directory else ctx.paths.spool,
+                knob_int(ctx.config, "POOL_HISTORY_MAX_STORAGE", 10_000_000, minimum=1),
+            )
+            ctx.env.process(self._sampling())
         ctx.env.process(self._housekeeping())
 
     def reconfig(self) -> None:
         config = self.ctx.config
         self.lifetime = knob_int(config, "CLASSAD_LIFETIME", 900, minimum=1)
         self.own_name = (config.get("COLLECTOR_NAME") or "").strip() or f"fairpool@{self.ctx.host}"
+        self.absent_requirements = knob_expr(config, "ABSENT_REQUIREMENTS")
+        self.absent_lifetime = knob_int(config, "ABSENT_EXPIRE_ADS_AFTER", 30 * 86400)
+        self.offline_lifetime = knob_int(config, "OFFLINE_EXPIRE_ADS_AFTER", 2**31 - 1)
+        self.expire_invalidated = _flag(config, "EXPIRE_INVALIDATED_ADS")
+        self.sampling = knob_int(config, "POOL_HISTORY_SAMPLING_INTERVAL", 60, minimum=1)
+        self.view_urls = [
+            url for url in map(_view_url, config.get_list("CONDOR_VIEW_HOST")) if not self._me(url)
+        ]
+
+    def _me(self, url: str) -> bool:
+        """Whether a CONDOR_VIEW_HOST names this collector (same port, a name of this
+        host)."""
+        mine = self.ctx.url.split("://", 1)[-1]
+        host, _, port = url.split("://", 1)[-1].split("/", 1)[0].rpartition(":")
+        local = {"127.0.0.1", "localhost", self.ctx.host, socket.gethostname()}
+        return port == mine.rpartition(":")[2] and host in local
+
+    def _restore(self) -> None:
+        """The absent and offline ads the persistent log kept."""
+        for kept in self.persistent.load():
+            entry = _Entry(kept.obj, kept.expires, None, _parsed(kept.obj, "a persistent ad"))
+            entry.absent = _field(kept.obj, "Absent") is True
+            entry.offline = not entry.absent
+            self.ads.setdefault(kept.kind, {})[(kept.name, kept.schedd)] = entry
 
     # -- the core -----------------------------------------------------------------------
     def update(self, objs: list[Any], private: dict[str, Any] | None, now: float) -> int:
@@ -83,20 +148,82 @@ class Collector:
             lifetime = _field(obj, "ClassAdLifetime")
             ttl = lifetime if type(lifetime) is int and lifetime > 0 else self.lifetime
             secret = (private or {}).get(key[0])
-            self.ads.setdefault(kind, {})[key] = _Entry(obj, now + ttl, secret, ad)
+            table = self.ads.setdefault(kind, {})
+            before = table.get(key)
+            entry = table[key] = _Entry(obj, now + ttl, secret, ad)
+            if kind == "machine" and _field(obj, "Offline") is True:
+                entry.offline = True
+                entry.expires = _until(now, self.offline_lifetime)
+                self._persist(kind, key, entry)
+            elif before is not None and (before.absent or before.offline):
+                self.persistent.remove(kind, *key)  # the machine is back
             self.updates += 1
         return len(objs)
 
-    def invalidate(self, kind: str, names: list[str] | None, constraint: Expr | None) -> int:
-        """Drop ads of a type by name or by constraint; how many went."""
+    def _persist(self, kind: str, key: tuple[str, str], entry: _Entry) -> None:
+        self.persistent.save(PersistentAd(kind, key[0], key[1], entry.obj, entry.expires))
+
+    def _turn_absent(self, kind: str, key: tuple[str, str], entry: _Entry, now: float) -> None:
+        """Keep the ad as absent: the time it went absent is its LastHeardFrom, as
+        ``condor_status -absent`` shows it, and it lives ABSENT_EXPIRE_ADS_AFTER more."""
+        obj = {
+            **entry.obj,
+            "Absent": True,
+            "LastHeardFrom": int(now),
+            "ClassAdLifetime": self.absent_lifetime,
+        }
+        absent = _Entry(obj, _until(now, self.absent_lifetime), None, _parsed(obj, "an ad"))
+        absent.absent = True
+        self.ads.setdefault(kind, {})[key] = absent
+        self._persist(kind, key, absent)
+        self.log.info("%s is absent", key[0])
+
+    def _drop(self, kind: str, key: tuple[str, str], entry: _Entry, now: float) -> bool:
+        """An ad that expired: absent if ABSENT_REQUIREMENTS holds for a slot ad that is
+        not absent already (True), else gone."""
+        if (
+            kind == "machine"
+            and not entry.absent
+            and self.absent_requirements is not None
+            and _holds(self.absent_requirements, entry, now)
+        ):
+            self._turn_absent(kind, key, entry, now)
+            return True
+        del self.ads[kind][key]
+        if entry.absent or entry.offline:
+            self.persistent.remove(kind, *key)
+        return False
+
+    def invalidate(
+        self,
+        kind: str,
+        names: list[str] | None,
+        constraint: Expr | None,
+        absent: bool = False,
+    ) -> int:
+        """Drop ads of a type by name or by constraint; how many went. ``absent``: the
+        invalidation says ``Absent = true``, so slot ads turn absent instead (as do those
+        for which ABSENT_REQUIREMENTS holds, with EXPIRE_INVALIDATED_ADS)."""
         gone = 0
+        now = self.ctx.env.now
+        sees_absent = _names_absent(constraint, None)
         for table_kind, table in self._tables(kind.lower()):
             for key, entry in list(table.items()):
+                if entry.absent and not (sees_absent or names is not None):
+                    continue
                 named = names is not None and key[0] in names
-                chosen = constraint is not None and _holds(constraint, entry, self.ctx.env.now)
-                if named or chosen:
+                chosen = constraint is not None and _holds(constraint, entry, now)
+                if not (named or chosen):
+                    continue
+                gone += 1
+                if absent and table_kind == "machine" and not entry.absent:
+                    self._turn_absent(table_kind, key, entry, now)
+                elif self.expire_invalidated and not entry.absent:
+                    self._drop(table_kind, key, entry, now)
+                else:
                     del table[key]
-                    gone += 1
+                    if entry.absent or entry.offline:
+                        self.persistent.remove(table_kind, *key)
             if not table:
                 self.ads.pop(table_kind, None)
         return gone
@@ -110,8 +237,9 @@ class Collector:
         now: float,
     ) -> list[dict[str, Any]]:
         wanted = {name.lower() for name in projection} if projection else None
+        sees_absent = _names_absent(constraint, wanted)
         found = []
-        for entry in self._matching(kind, constraint, now):
+        for entry in self._matching(kind, constraint, now, sees_absent):
             obj = entry.project(wanted)
             if private and entry.private:
                 obj = {**obj, **entry.private}
@@ -121,11 +249,16 @@ class Collector:
     def query_ads(self, kind: str, constraint: Expr | None, now: float) -> list[ClassAd]:
         """The public ads a query finds, as the parsed ads kept (for a front end that
         sends ClassAds, not JSON: the CEDAR listener; not to be changed)."""
-        return [entry.classad() for entry in self._matching(kind, constraint, now)]
+        sees_absent = _names_absent(constraint, None)
+        return [entry.classad() for entry in self._matching(kind, constraint, now, sees_absent)]
 
-    def _matching(self, kind: str, constraint: Expr | None, now: float) -> Iterator[_Entry]:
+    def _matching(
+        self, kind: str, constraint: Expr | None, now: float, sees_absent: bool
+    ) -> Iterator[_Entry]:
         for _, table in self._tables(kind.lower()):
             for entry in table.values():
+                if entry.absent and not sees_absent:
+                    continue
                 if constraint is None or _holds(constraint, entry, now):
                     yield entry
 
@@ -136,6 +269,8 @@ class Collector:
         self._own(self.ctx.env.now)
         found = []
         for entry in self.ads.get("machine", {}).values():
+            if entry.absent or entry.offline:
+                continue
             ad = entry.classad().copy()
             for name, value in (entry.private or {}).items():
                 ad[name] = value
@@ -145,9 +280,8 @@ class Collector:
     def expire(self, now: float) -> int:
         gone = 0
         for kind, table in list(self.ads.items()):
-            for key in [k for k, e in table.items() if e.expires <= now]:
-                del table[key]
-                gone += 1
+            for key, entry in [(k, e) for k, e in table.items() if e.expires <= now]:
+                gone += not self._drop(kind, key, entry, now)
             if not table:
                 del self.ads[kind]
         if gone:
@@ -156,7 +290,7 @@ class Collector:
 
     def own_ad(self, now: float) -> dict[str, Any]:
         """The collector's own ad, as queries of type Collector see it."""
-        machines = self.ads.get("machine", {})
+        machines = {k: e for k, e in self.ads.get("machine", {}).items() if not e.absent}
         states: dict[str, int] = {}
         for entry in machines.values():
             state = entry.obj.get("State")
@@ -194,10 +328,59 @@ class Collector:
         entry = _Entry(obj, float("inf"), None, ad_from_json(obj))
         self.ads.setdefault("collector", {})[(self.own_name, "")] = entry
 
+    # -- HTCondorView ---------------------------------------------------------------------
+    def sample(self, now: float) -> None:
+        """One history sample: each slot's state, each submitter's jobs (over schedds)."""
+        assert self.history is not None
+        slots = [
+            (key[0], str(_field(e.obj, "State")), str(_field(e.obj, "Activity")))
+            for key, e in self.ads.get("machine", {}).items()
+            if not e.absent
+        ]
+        users: dict[str, list[int]] = {}
+        for key, entry in self.ads.get("submitter", {}).items():
+            counts = users.setdefault(key[0], [0, 0])
+            for number, name in enumerate(("RunningJobs", "IdleJobs")):
+                value = _field(entry.obj, name)
+                counts[number] += value if type(value) is int else 0
+        self.history.record(now, slots, [(n, r, i) for n, (r, i) in users.items()])
+
+    def _sampling(self):
+        while True:
+            self.sample(self.ctx.env.now)
+            yield float(self.sampling)
+
+    def forward(self, path: str, body: dict[str, Any]) -> None:
+        """The update or invalidation, to each CONDOR_VIEW_HOST (in the background: a view
+        server that is down delays nothing)."""
+        for url in self.view_urls:
+            api = self._views.setdefault(url, Api(url))
+            task = asyncio.get_running_loop().create_task(self._send(api, path, body))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, api: Api, path: str, body: dict[str, Any]) -> None:
+        try:
+            await api.post(path, body)
+        except Unavailable as err:
+            self.log.info("not forwarded to %s: %s", api.url, err)
+
+    def _history(self) -> PoolHistory:
+        if self.history is None:
+            raise NotFound("this collector keeps no pool history (KEEP_POOL_HISTORY = False)")
+        return self.history
+
     def _housekeeping(self):
         while True:
             yield min(60.0, self.lifetime / 4)
             self.expire(self.ctx.env.now)
+
+    async def close(self) -> None:
+        self.persistent.close(self.ctx.engine)
+        if self.history is not None:
+            self.history.close()
+        for api in self._views.values():
+            await api.close()
 
     # -- the API ------------------------------------------------------------------------
     def router(self) -> APIRouter:
@@ -221,7 +404,9 @@ class Collector:
             private = body.get("private")
             if private is not None and not isinstance(private, dict):
                 raise BadRequest("private: expected an object of ads by name")
-            return {"updated": self.update(ads, private, self.ctx.env.now)}
+            updated = self.update(ads, private, self.ctx.env.now)
+            self.forward("/update", {"ads": ads})
+            return {"updated": updated}
 
         @api.post("/invalidate", summary="Remove ads by name or constraint")
         async def invalidate(body: dict[str, Any]) -> dict[str, int]:
@@ -234,7 +419,31 @@ class Collector:
             ):
                 raise BadRequest("names: expected a list of ad names")
             constraint = _constraint(body.get("constraint"))
-            return {"invalidated": self.invalidate(kind, names, constraint)}
+            absent = _field(body, "Absent")
+            if absent is not None and not isinstance(absent, bool):
+                raise BadRequest("Absent: expected true or false")
+            gone = self.invalidate(kind, names, constraint, bool(absent))
+            self.forward("/invalidate", body)
+            return {"invalidated": gone}
+
+        @api.get("/history", summary="Pool history samples (KEEP_POOL_HISTORY)")
+        async def history(
+            kind: str, since: float = 0.0, until: float = 1e12, name: str | None = None
+        ) -> dict[str, Any]:
+            store = self._history()
+            if kind == "resource":
+                found = store.resources(since, until, name)
+            elif kind == "submitter":
+                found = store.submitters(since, until, name)
+            else:
+                raise BadRequest("kind: expected resource or submitter")
+            return {"samples": [asdict(sample) for sample in found]}
+
+        @api.get("/history/names", summary="The resources or submitters in the history")
+        async def history_names(kind: str) -> dict[str, Any]:
+            if kind not in ("resource", "submitter"):
+                raise BadRequest("kind: expected resource or submitter")
+            return {"names": self._history().names(kind)}
 
         @api.get("/ads", summary="Query ads of a type, with a constraint and a projection")
         async def ads_get(
@@ -293,6 +502,34 @@ def _parsed(obj: dict[str, Any], where: str) -> ClassAd:
         return ad_from_json(obj, where)
     except ClassAdSyntaxError as err:
         raise BadRequest(err.message) from None
+
+
+def _flag(config: Any, name: str) -> bool:
+    return bool(config.get_bool(name, False))
+
+
+def _view_url(text: str) -> str:
+    """A CONDOR_VIEW_HOST entry (``host:port`` or a URL) as its collector's API."""
+    text = text.strip().rstrip("/")
+    if "://" not in text:
+        text = f"http://{text if ':' in text else text + ':9618'}"
+    return text if text.endswith("/collector") else f"{text}/collector"
+
+
+def _until(now: float, lifetime: int) -> float:
+    """When an ad kept ``lifetime`` seconds from now expires (0: never)."""
+    return now + lifetime if lifetime > 0 else float("inf")
+
+
+def _names_absent(constraint: Expr | None, wanted: set[str] | None) -> bool:
+    """Whether a query names ``Absent`` (its constraint or projection), which is what
+    makes absent ads visible to it."""
+    if wanted and "absent" in wanted:
+        return True
+    if constraint is None:
+        return False
+    found = references(constraint.node, None).unresolved
+    return any(name.rpartition(".")[2].lower() == "absent" for name in found)
 
 
 def _holds(constraint: Expr, entry: _Entry, now: float) -> bool:

@@ -4,9 +4,9 @@
 ``CONDOR_CONFIG``, else the pool directory's own ``condor_config``, written with a
 personal pool's settings the first time), makes the pool's directories (``LOCAL_DIR``
 is the pool directory unless the configuration sets it), opens the pool's database,
-starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD; MASTER
-itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
-``/startd`` and ``/master`` on 127.0.0.1. Their timers run on one event heap paced by
+starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, DEFRAG;
+MASTER itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
+``/startd``, ``/defrag`` and ``/master`` on 127.0.0.1. Their timers run on one event heap paced by
 the wall clock (runtime/realtime.py).
 
 The port is ``COLLECTOR_HOST``'s when the collector runs here (``:0``, a personal pool's
@@ -48,6 +48,8 @@ from .app import daemon_app
 from .client import Api
 from .collector import Collector
 from .context import Context, PoolPaths, knob_int
+from .defrag import DefragDaemon
+from .defrag_api import defrag_router
 from .errors import ApiError
 from .negotiator import Negotiator
 from .negotiator_api import negotiator_router
@@ -58,7 +60,7 @@ from .startd_api import startd_router
 
 __all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
 
-DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD")
+DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "DEFRAG")
 CONFIG_NAME = "condor_config"
 ADDRESS_NAME = "address"
 CEDAR_ADDRESS_NAME = "cedar_address"
@@ -295,10 +297,12 @@ _DAEMON_TYPES = {
     "NEGOTIATOR": Negotiator,
     "SCHEDD": Schedd,
     "STARTD": StartdDaemon,
+    "DEFRAG": DefragDaemon,
 }
 _ROUTERS = {
     "COLLECTOR": (Collector.router, "Every daemon's ads, and queries over them"),
     "NEGOTIATOR": (negotiator_router, "Negotiation cycles and the accountant"),
     "SCHEDD": (schedd_router, "The job queue"),
     "STARTD": (startd_router, "The execute node's slots and claims"),
+    "DEFRAG": (defrag_router, "Draining fragmented machines (condor_defrag)"),
 }

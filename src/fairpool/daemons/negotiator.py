@@ -14,6 +14,13 @@ Each cycle's matches and rejections are kept (the last ``NEGOTIATOR_CYCLES_KEPT`
 Negotiator ad (``LastNegotiationCycle*``). A schedd's submit asks for a cycle soon
 (``reschedule``), no sooner than NEGOTIATOR_MIN_INTERVAL after the last one began.
 
+Several negotiators may share a pool (seed 002, "Running Multiple Negotiators"): each
+has its NEGOTIATOR_NAME, its own accountant (its own SPOOL), and considers only the slots
+of NEGOTIATOR_SLOT_CONSTRAINT, the submitters of NEGOTIATOR_SUBMITTER_CONSTRAINT (judged
+on their Submitter ads) and the jobs of NEGOTIATOR_JOB_CONSTRAINT; it asks each schedd for
+its own submitters' requests only, and names itself in what it asks and sends, so that a
+schedd keeps each negotiator's offers apart.
+
 The cycle runs in a worker thread on ads private to it, so the daemons sharing this
 process keep answering; the accountant is changed only under the cycle's lock.
 """
@@ -35,7 +42,7 @@ from ..classad.vector import SlotColumns
 from ..negotiator import CycleResult, PoolSnapshot, run_cycle, significant_of
 from ..negotiator.configure import accountant_policy, negotiator_params
 from ..negotiator.groups import group_assigner
-from ..negotiator.submitters import Request, SubmitterQueue
+from ..negotiator.submitters import Request, SubmitterQueue, served
 from ..store.accountant_store import AccountantStore
 from .client import Api
 from .context import Context, knob_float, knob_int
@@ -159,13 +166,21 @@ class Negotiator:
         if local is not None:
             return local.slot_ads()
         collector = self.api(self.ctx.collector_url)
-        machines = (await collector.get("/ads", type="Machine", private="true"))["ads"]
+        machines = (
+            await collector.get(
+                "/ads", type="Machine", private="true", constraint="Offline =!= true"
+            )
+        )["ads"]
         return [ad_from_json(obj, "a slot ad") for obj in machines]
 
     async def _negotiate(self, now: float) -> CycleResult:
         collector = self.api(self.ctx.collector_url)
         slots = await self._slots()
-        submitters = (await collector.get("/ads", type="Submitter"))["ads"]
+        submitters = [
+            obj
+            for obj in (await collector.get("/ads", type="Submitter"))["ads"]
+            if served(ad_from_json(obj, "a Submitter ad"), self.params.submitter_constraint, now)
+        ]
         significant = significant_of(slots, self.params, now)
         queues, offered = await self._requests(submitters, significant)
         running = frozenset(
@@ -193,16 +208,20 @@ class Negotiator:
     ) -> tuple[dict[str, SubmitterQueue], dict[tuple[str, str], int]]:
         """Each schedd's resource requests, as the cycle's submitter queues; and the
         autocluster each request's job stands for."""
-        schedds = sorted(
-            {s["ApiAddress"] for s in submitters if isinstance(s.get("ApiAddress"), str)}
-        )
+        schedds: dict[str, set[str]] = {}
+        for ad in submitters:
+            if isinstance(ad.get("ApiAddress"), str) and isinstance(ad.get("Name"), str):
+                schedds.setdefault(ad["ApiAddress"], set()).add(ad["Name"])
         queues: dict[str, SubmitterQueue] = {}
         offered: dict[tuple[str, str], int] = {}
-        for schedd in schedds:
+        for schedd in sorted(schedds):
+            ask = {
+                "significant": list(significant),
+                "submitters": sorted(schedds[schedd]),
+                "negotiator": self.negotiator_name,
+            }
             try:
-                reply = await self.api(schedd).post(
-                    "/negotiate", {"significant": list(significant)}
-                )
+                reply = await self.api(schedd).post("/negotiate", ask)
             except Unavailable as err:
                 self.log.info("schedd %s: %s", schedd, err)
                 continue
@@ -235,7 +254,9 @@ class Negotiator:
             )
         for schedd, matches in by_schedd.items():
             try:
-                await self.api(schedd).post("/matches", {"matches": matches})
+                await self.api(schedd).post(
+                    "/matches", {"matches": matches, "negotiator": self.negotiator_name}
+                )
             except Unavailable as err:
                 self.log.info("matches for %s not delivered: %s", schedd, err)
 

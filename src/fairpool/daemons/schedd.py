@@ -131,7 +131,8 @@ class Schedd:
         self.claims: dict[str, Claim] = {}
         self.claim_of: dict[str, str] = {}  # job -> the claim running or starting it
         self.starting: set[str] = set()  # jobs being claimed and activated
-        self.offered: dict[str, tuple[str, int]] = {}  # request's job -> (submitter, cluster)
+        # negotiator -> request's job -> (submitter, autocluster)
+        self.offered: dict[str, dict[str, tuple[str, int]]] = {}
         self.dirty: set[str] = set()
         self.advertised: set[str] = set()  # submitters with an ad in the collector
         self._advertised_at = -float("inf")
@@ -375,19 +376,28 @@ class Schedd:
         return list(self.store.history(constraint, limit, self.ctx.env.now, since))
 
     # -- negotiation --------------------------------------------------------------------
-    def requests(self, significant: list[str]) -> dict[str, list[dict[str, Any]]]:
-        """Resource requests for the negotiator: one per autocluster and submitter, with
-        its count of idle jobs, no more in all than MAX_JOBS_RUNNING leaves room for."""
+    def requests(
+        self,
+        significant: list[str],
+        submitters: set[str] | None = None,
+        negotiator: str = "",
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Resource requests for a negotiator: one per autocluster and submitter (of
+        ``submitters``, the ones it serves, when it says), with its count of idle jobs, no
+        more in all than MAX_JOBS_RUNNING leaves room for. Each negotiator's offers are
+        kept apart, for its matches."""
         room = self.max_running - self._busy()
-        self.offered.clear()
+        offered = self.offered[negotiator] = {}
         out: dict[str, list[dict[str, Any]]] = {}
         for submitter, queue in self.index.requests(significant).items():
+            if submitters is not None and submitter not in submitters:
+                continue
             for request in queue.requests:
                 if room <= 0:
                     return out
                 job = request.jobs[0]
                 count = min(request.count or 0, room)
-                self.offered[job_id(job)] = (submitter, request.autocluster)
+                offered[job_id(job)] = (submitter, request.autocluster)
                 job["AutoClusterId"] = request.autocluster
                 out.setdefault(submitter, []).append(
                     {"autocluster": request.autocluster, "count": count, "job": ad_to_json(job)}
@@ -397,14 +407,14 @@ class Schedd:
     def _busy(self) -> int:
         return sum(self.queue.running.values()) + len(self.starting)
 
-    def take_matches(self, matches: list[Any]) -> int:
+    def take_matches(self, matches: list[Any], negotiator: str = "") -> int:
         """The negotiator's matches: each claims its slot and starts a job of its
         autocluster (in the background); how many were taken."""
         taken = 0
         for match in matches:
             if not isinstance(match, dict):
                 raise BadRequest("each match must be a JSON object")
-            name = self._job_for(match)
+            name = self._job_for({"negotiator": negotiator, **match})
             if name is None:
                 continue
             self.queue.reserve(name)
@@ -421,7 +431,8 @@ class Schedd:
                 match.get("slot"),
             )
             return None
-        offered = self.offered.get(str(match.get("job")))
+        negotiator = str(match.get("negotiator") or "")
+        offered = self.offered.get(negotiator, {}).get(str(match.get("job")))
         if offered is None:
             return None
         return self.index.pick(*offered)

@@ -138,14 +138,29 @@ def schedd_router(schedd: Schedd) -> APIRouter:
         significant = body.get("significant")
         if not isinstance(significant, list) or not all(isinstance(s, str) for s in significant):
             raise BadRequest("significant: expected a list of attribute names")
-        return {"schedd": schedd.schedd_name, "submitters": schedd.requests(significant)}
+        submitters = body.get("submitters")
+        if submitters is not None and not (
+            isinstance(submitters, list) and all(isinstance(s, str) for s in submitters)
+        ):
+            raise BadRequest("submitters: expected a list of submitter names")
+        negotiator = body.get("negotiator", "")
+        if not isinstance(negotiator, str):
+            raise BadRequest("negotiator: expected the negotiator's name")
+        chosen = None if submitters is None else set(submitters)
+        return {
+            "schedd": schedd.schedd_name,
+            "submitters": schedd.requests(significant, chosen, negotiator),
+        }
 
     @api.post("/matches", summary="The negotiator's matches for this schedd's jobs")
     async def matches(body: dict[str, Any]) -> dict[str, int]:
         found = body.get("matches")
         if not isinstance(found, list):
             raise BadRequest("matches: expected a list")
-        return {"taken": schedd.take_matches(found)}
+        negotiator = body.get("negotiator", "")
+        if not isinstance(negotiator, str):
+            raise BadRequest("negotiator: expected the negotiator's name")
+        return {"taken": schedd.take_matches(found, negotiator)}
 
     @api.post("/events", summary="A startd's news of this schedd's jobs")
     async def events(body: dict[str, Any]) -> dict[str, int]:

@@ -51,8 +51,9 @@ from ..startd.node import (
 from ..starter import JobProcess, StartError, TransferError, kill_leftover, remove_stale_sandboxes
 from ..store.database import open_database, starters
 from .client import Api
-from .context import Context, filesystem_domain
+from .context import Context, filesystem_domain, knob_float
 from .errors import BadRequest, Forbidden, NotFound
+from .gpus import GpuMonitor, discover, resource_environment, with_gpus
 from .measures import MachineMeasures
 
 __all__ = ["StartdDaemon"]
@@ -105,7 +106,12 @@ class StartdDaemon:
             "DETECTED_CPUS": str(os.cpu_count() or 1),
             "DETECTED_MEMORY": str(psutil.virtual_memory().total // (1024 * 1024)),
         }
-        ads = machine_ads(ctx.config, detected)
+        self.gpus = discover(ctx.config, self.log)
+        ads = machine_ads(with_gpus(ctx.config, self.gpus), detected)
+        self.gpu_monitor: GpuMonitor | None = None
+        jobs = {name.upper() for name in ctx.config.get_list("STARTD_CRON_JOBLIST")}
+        if self.gpus is not None and "GPUS_MONITOR" in jobs:
+            self.gpu_monitor = GpuMonitor(self.gpus, ctx.started or ctx.env.now)
         for ad in ads:  # the domains the schedds' jobs compare with theirs
             ad["FileSystemDomain"] = filesystem_domain(ctx)
             ad["UidDomain"] = (ctx.config.get("UID_DOMAIN") or "").strip() or ctx.host
@@ -114,6 +120,8 @@ class StartdDaemon:
         self.node.advance(now)
         self._after()
         ctx.env.process(self._updating())
+        if self.gpu_monitor is not None:
+            ctx.env.process(self._monitoring())
 
     @property
     def startd(self) -> Startd:
@@ -149,7 +157,11 @@ class StartdDaemon:
         machine = self.startd.slots[slot].ad
         try:
             process = JobProcess.spawn(
-                job, slot=slot, execute_dir=self.ctx.paths.execute, machine_ad=machine
+                job,
+                slot=slot,
+                execute_dir=self.ctx.paths.execute,
+                machine_ad=machine,
+                assigned=resource_environment(self.ctx.config, machine),
             )
         except StartError as err:
             self.refusals[slot] = err
@@ -273,11 +285,19 @@ class StartdDaemon:
         self._after()
         return {"released": True}
 
-    def drain(self, how: str, start: str | None, check: str | None, reason: str) -> dict:
-        """condor_drain: graceful, quick or fast; ``start`` while draining; ``check``."""
+    def drain(
+        self, how: str, start: str | None, check: str | None, reason: str, resume: bool = False
+    ) -> dict:
+        """condor_drain: graceful, quick or fast; ``start`` while draining; ``check``;
+        ``resume``: back to accepting jobs once drained (-resume-on-completion)."""
         now = int(self.ctx.env.now)
         reply = self.startd.drain(
-            now, how, start=_expr(start, "start"), check=_expr(check, "check"), reason=reason
+            now,
+            how,
+            resume=resume,
+            start=_expr(start, "start"),
+            check=_expr(check, "check"),
+            reason=reason,
         )
         self.node.settle(now)
         self._after()
@@ -406,6 +426,8 @@ class StartdDaemon:
                     "DaemonStartTime": int(self.ctx.started),
                 }
             )
+            if self.gpu_monitor is not None:
+                ad.update(self.gpu_monitor.figures(slot.ad.get("AssignedGPUs"), self.ctx.env.now))
             ads.append(ad)
             private[name] = {"ClaimId": self.secret[name]}
         for name in [n for n in self.secret if n not in self.startd.slots]:
@@ -430,6 +452,14 @@ class StartdDaemon:
             self.published = names
         except Exception as err:
             self.log.info("cannot advertise: %s", err)
+
+    def _monitoring(self):
+        """The GPUs' utilisation and memory, every STARTD_CRON_GPUs_MONITOR_PERIOD."""
+        period = knob_float(self.ctx.config, "STARTD_CRON_GPUs_MONITOR_PERIOD", 300.0, 0.001)
+        assert self.gpu_monitor is not None
+        while True:
+            yield period
+            self.gpu_monitor.poll(self.ctx.env.now)
 
     def _updating(self):
         while True:

@@ -54,6 +54,7 @@ def startd_router(startd: StartdDaemon) -> APIRouter:
             _text(body, "start", required=False),
             _text(body, "check", required=False),
             _text(body, "reason", required=False) or "by command",
+            bool(body.get("resume")),
         )
 
     @api.post("/cancel-drain", summary="Stop draining (condor_drain -cancel)")

@@ -178,6 +178,18 @@ class Defrag:
             Expr(self.config.start),
         )
 
+    def state(self) -> dict[str, object]:
+        """What DEFRAG_STATE_FILE keeps: the last poll (the hourly and daily quotas
+        count from it) and the statistics' counters."""
+        return {"last_poll": self.last_poll, "stats": self.stats.state()}
+
+    def restore(self, state: dict[str, object]) -> None:
+        last = state.get("last_poll")
+        self.last_poll = last if type(last) is int else 0
+        stats = state.get("stats")
+        if isinstance(stats, dict):
+            self.stats.restore(stats)
+
     def ad(self, now: int) -> ClassAd:
         """The Defrag ad condor_defrag publishes."""
         return self.stats.ad(now)

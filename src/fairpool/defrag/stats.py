@@ -103,6 +103,31 @@ class DefragStats:
     def cancelled(self, now: int, machine: str) -> None:
         self.cancels.appendleft(ClassAd({"when": now, "who": machine}))
 
+    def state(self) -> dict[str, object]:
+        """The counters that outlive a restart (DEFRAG_STATE_FILE), as JSON values; the
+        recent-poll window and the request lists start empty again."""
+        return {
+            "first_poll": self.first_poll,
+            "draining_peak": self.draining_peak,
+            "whole_peak": self.whole_peak,
+            "successes": self.successes,
+            "failures": self.failures,
+            "arrivals": self.arrivals,
+            "last_arrival": self.last_arrival,
+            "weighted": self.weighted,
+            "weighted_sq": self.weighted_sq,
+            "prev_whole": sorted(self.prev_whole),
+            "prev_draining": sorted(self.prev_draining),
+        }
+
+    def restore(self, state: dict[str, object]) -> None:
+        """Counters saved by ``state``."""
+        for name, value in state.items():
+            if name in ("prev_whole", "prev_draining"):
+                setattr(self, name, set(value))  # type: ignore[arg-type]
+            elif hasattr(self, name):
+                setattr(self, name, value)
+
     def ad(self, now: int) -> ClassAd:
         mean_gap = self.weighted / self.arrivals if self.arrivals else 0.0
         spread = self.weighted_sq / self.arrivals - mean_gap**2 if self.arrivals else 0.0

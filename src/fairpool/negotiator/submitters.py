@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..classad import ClassAd
+from ..classad import ClassAd, Expr
+from ..classad.match import evaluate, satisfied
 from .attribute import attribute
 from .autocluster import Signatures
 
@@ -24,6 +25,7 @@ __all__ = [
     "job_id",
     "queues",
     "schedd_order",
+    "served",
     "submitter_of",
 ]
 
@@ -43,6 +45,12 @@ def submitter_of(job: ClassAd, domain: str) -> str:
     if attribute(job, "NiceUser") is True and isinstance(owner, str):
         return f"nice-user.{owner}@{domain}"
     return f"{owner}@{domain}" if isinstance(owner, str) else f"nobody@{domain}"
+
+
+def served(ad: ClassAd, constraint: Expr | None, now: float) -> bool:
+    """Whether a negotiator with NEGOTIATOR_SUBMITTER_CONSTRAINT ``constraint`` serves the
+    submitter of this Submitter ad (several negotiators sharding a pool by submitter)."""
+    return constraint is None or satisfied(evaluate(constraint, ad, now=now))
 
 
 def job_id(job: ClassAd) -> str:

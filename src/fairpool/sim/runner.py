@@ -4,8 +4,9 @@ accountant, group quotas and concurrency limits fairpool uses everywhere else.
 Processes on the heap: the negotiator (a cycle every ``negotiator_interval`` from the
 start, the step negotiation.py shares with ``fairpool negotiate``, then a sample when one
 is due), one per job source and trace (submissions at their times), one event per job
-completion, and the scenario's ``[[events]]``. Events due at the same time run in the order
-they were scheduled, so scenario events and completions at a cycle's time come before it.
+completion, the scenario's ``[[events]]``, and the defrag daemon's polls when the
+configuration runs one (defrag.py). Events due at the same time run in the order they were
+scheduled, so scenario events and completions at a cycle's time come before it.
 
 What happens to a job: it is submitted (idle); a cycle matches it and ``Pool.apply`` starts
 it; it completes ``runtime`` seconds later and its slot is released at once (every job
@@ -31,6 +32,7 @@ from ..negotiator.submitters import job_id
 from ..runtime.env import Environment
 from ..startd import MachineInputs, Startd
 from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
+from .defrag import SimDefrag, wanted
 from .events import apply_event
 from .machines import MachineSpec, machine_slots
 from .negotiation import negotiate
@@ -80,6 +82,10 @@ class Simulation:
         self.ranked = False
         self._cores: float | None = None  # cores(), until machines change
         self.startds = Startds(self.pool, self.env, self._report, self._suspended, self._resumed)
+        knobs = self.settings.knobs
+        self.defrag = (
+            SimDefrag(knobs, self.startds, self.startds.changed) if wanted(knobs) else None
+        )
 
     # -- running ----------------------------------------------------------------------
     def run(self) -> Simulation:
@@ -95,6 +101,8 @@ class Simulation:
         for event in self.scenario.events:
             self.env.at(self.env.now + event.at, lambda e=event: apply_event(e, self))
         self.env.process(self._negotiator())
+        if self.defrag is not None:
+            self.env.process(self.defrag.polling())
         self.env.run(until=self.end)
         self.recorder.finish(self.end)
         return self

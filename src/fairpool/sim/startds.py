@@ -117,6 +117,11 @@ class Startds:
         if wake is not None:
             wake.cancel()
 
+    def changed(self, host: str) -> None:
+        """The machine's startd was told something outside the schedd's calls (a drain
+        from the defrag daemon): what it did reaches the pool."""
+        self.report(self._settle(host))
+
     def drives(self, slot: str) -> bool:
         """Whether the slot is on a driven machine."""
         return slot in self.host

@@ -87,6 +87,7 @@ def summarize(sim: Simulation) -> dict[str, Any]:
         },
         "submitters": submitters,
         "groups": groups,
+        **({"defrag": sim.defrag.summary()} if sim.defrag is not None else {}),
     }
 
 

@@ -101,8 +101,14 @@ def carve(
     if carving is None or not _fits(pslot, carving.amounts):
         return None
     dslot = _dynamic_slot(pslot, carving.amounts, slot_number)
+    if _ids(pslot, "GPUs") is not None:
+        dslot["AssignedGPUs"] = ""  # none unless the job asks for some (below)
     for resource, amount in carving.amounts.items():
         pslot[resource] = _same_kind(pslot.eval(resource) - amount, pslot.eval(resource))
+        ids = _ids(pslot, resource)
+        if ids is not None:  # a resource listed by id: the first ones go with the slot
+            dslot[f"Assigned{resource}"] = ", ".join(ids[: int(amount)])
+            pslot[f"Assigned{resource}"] = ", ".join(ids[int(amount) :])
     count = pslot.eval("NumDynamicSlots")
     pslot["NumDynamicSlots"] = (count if type(count) is int else 0) + 1
     return dslot
@@ -146,12 +152,22 @@ def _dynamic_slot(pslot: ClassAd, amounts: dict[str, float], number: int) -> Cla
 
 
 def release(pslot: ClassAd, dslot: ClassAd) -> None:
-    """Give a dynamic slot's resources back to its partitionable slot."""
+    """Give a dynamic slot's resources back to its partitionable slot (the ids of a
+    resource listed by id, such as ``AssignedGPUs``, too)."""
     for resource in ("Cpus", "Memory", "Disk", "GPUs"):
         if resource in dslot and resource in pslot:
             pslot[resource] = _same_kind(
                 pslot.eval(resource) + dslot.eval(resource), pslot.eval(resource)
             )
+        back, kept = _ids(dslot, resource), _ids(pslot, resource)
+        if back is not None and kept is not None:
+            pslot[f"Assigned{resource}"] = ", ".join(kept + back)
     count = pslot.eval("NumDynamicSlots")
     if type(count) is int and count > 0:
         pslot["NumDynamicSlots"] = count - 1
+
+
+def _ids(ad: ClassAd, resource: str) -> list[str] | None:
+    """The ids of ``Assigned<resource>`` (None: the slot has no such list)."""
+    value = ad.get(f"Assigned{resource}")
+    return [i for i in value.replace(",", " ").split() if i] if isinstance(value, str) else None

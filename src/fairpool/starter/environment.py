@@ -13,6 +13,8 @@ for the thread counts and HOME; the starter's win for the rest, which describe t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 __all__ = ["THREAD_VARIABLES", "job_run_environment"]
 
 THREAD_VARIABLES = (
@@ -41,9 +43,13 @@ def job_run_environment(
     home: str,
     job_ad: str,
     machine_ad: str | None,
+    assigned: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The complete environment the job is exec'd with."""
+    """The complete environment the job is exec'd with (``assigned``: the startd's
+    variables for the slot's assigned resources, such as ``CUDA_VISIBLE_DEVICES``, which
+    override the job's own)."""
     environment = dict(requested)
+    environment.update(assigned or {})
     for name in THREAD_VARIABLES:
         environment.setdefault(name, str(cpus))
     environment.setdefault("HOME", home)

@@ -25,6 +25,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections.abc import Mapping
 
 from ..classad import ClassAd
 from .environment import job_run_environment
@@ -65,9 +66,11 @@ def launch(
     machine_ad: ClassAd | None,
     *,
     via_shim: bool = False,
+    assigned: Mapping[str, str] | None = None,
 ) -> tuple[subprocess.Popen, bool]:
     """Fill the sandbox and start the job in a new session; StartError when it cannot.
-    Also says whether the shim exec'd the job (always with ``via_shim``, for tests)."""
+    Also says whether the shim exec'd the job (always with ``via_shim``, for tests).
+    ``assigned``: environment variables for the slot's assigned resources."""
     scratch = str(sandbox.path)
     job_ad = sandbox.write_ad(JOB_AD_NAME, ad)
     machine = sandbox.write_ad(MACHINE_AD_NAME, machine_ad) if machine_ad is not None else None
@@ -86,6 +89,7 @@ def launch(
         home=sandbox.user.home,
         job_ad=job_ad,
         machine_ad=machine,
+        assigned=assigned,
     )
     spec = {
         "user": sandbox.user.spec(),

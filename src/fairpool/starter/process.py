@@ -24,6 +24,7 @@ import os
 import resource
 import signal
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import psutil
@@ -112,6 +113,7 @@ class JobProcess:
         execute_dir: str | os.PathLike[str],
         machine_ad: ClassAd | None = None,
         via_shim: bool = False,
+        assigned: Mapping[str, str] | None = None,
     ) -> JobProcess:
         """Prepare the sandbox under ``execute_dir`` and start the job on ``slot``
         (``"slot1_1@host"``). StartError: the job would be held (its ``hold`` says how);
@@ -126,7 +128,9 @@ class JobProcess:
             raise StartError(_from_slot(error.hold, slot)) from None
         sandbox = Sandbox.create(execute_dir, user)
         try:
-            popen, shimmed = launch(ad, plan, sandbox, slot, machine_ad, via_shim=via_shim)
+            popen, shimmed = launch(
+                ad, plan, sandbox, slot, machine_ad, via_shim=via_shim, assigned=assigned
+            )
         except StartError as error:
             sandbox.remove()
             raise StartError(_from_slot(error.hold, slot)) from None

@@ -32,6 +32,7 @@ from ..errors import StateError
 __all__ = [
     "DATABASE_NAME",
     "METADATA",
+    "collector_ads",
     "customers",
     "database_errors",
     "groups",
@@ -132,6 +133,18 @@ starters = Table(
     Column("job", String, nullable=False),
 )
 
+# The collector's persistent ads (COLLECTOR_PERSISTENT_AD_LOG): absent and offline slot
+# ads, kept across restarts until they expire (``expires`` NULL: never).
+collector_ads = Table(
+    "collector_ads",
+    METADATA,
+    Column("kind", String, primary_key=True),
+    Column("name", String, primary_key=True),
+    Column("schedd", String, primary_key=True),
+    Column("ad", String, nullable=False),
+    Column("expires", Float, nullable=True),
+)
+
 schema_version = Table(
     "schema_version",
     METADATA,
@@ -170,6 +183,11 @@ MIGRATIONS: dict[int, list[str]] = {
         " ad VARCHAR NOT NULL)",
         "CREATE TABLE IF NOT EXISTS starters (slot VARCHAR PRIMARY KEY, pid INTEGER NOT NULL,"
         " create_time FLOAT NOT NULL, job VARCHAR NOT NULL)",
+    ],
+    5: [  # the collector's absent and offline ads
+        "CREATE TABLE IF NOT EXISTS collector_ads (kind VARCHAR NOT NULL, name VARCHAR NOT NULL,"
+        " schedd VARCHAR NOT NULL, ad VARCHAR NOT NULL, expires FLOAT,"
+        " PRIMARY KEY (kind, name, schedd))",
     ],
 }
 

@@ -10,12 +10,13 @@ from .autoformat import AutoFormat, autoformat
 from .history import history
 from .long import long_form
 from .queue import JobCounts, Totals, listing
-from .status import any_ads, negotiators, schedds, slot_summary, slots, submitters
+from .status import absent_slots, any_ads, negotiators, schedds, slot_summary, slots, submitters
 
 __all__ = [
     "AutoFormat",
     "JobCounts",
     "Totals",
+    "absent_slots",
     "any_ads",
     "autoformat",
     "history",

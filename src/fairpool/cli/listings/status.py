@@ -32,6 +32,7 @@ from .columns import Column, table
 
 __all__ = [
     "SUMMARY_STATES",
+    "absent_slots",
     "any_ads",
     "negotiators",
     "schedds",
@@ -235,6 +236,31 @@ def any_ads(ads: Sequence[ClassAd], *, now: float) -> str:
         [_text(ad, "MyType", now), _text(ad, "TargetType", now) or "None", _text(ad, "Name", now)]
         for ad in ads
     ]
+    header, *lines = table(columns, rows)
+    return "\n".join([header, "", *lines]) + "\n"
+
+
+def absent_slots(ads: Sequence[ClassAd], *, now: float) -> str:
+    """``-absent``: each absent slot, when it went absent (its LastHeardFrom) and when
+    the collector will forget it (LastHeardFrom + ClassAdLifetime), condor_status's
+    headings."""
+    if not ads:
+        return ""
+    columns = [Column("Name"), Column("OpSys", width=10), Column("Arch", width=6)]
+    columns += [Column("Went Absent", width=11), Column("Will Expire", width=11)]
+    rows = []
+    for ad in sorted(ads, key=lambda ad: slot_order(ad, now)):
+        went = number(ad, "LastHeardFrom", now)
+        life = number(ad, "ClassAdLifetime", now)
+        rows.append(
+            [
+                _text(ad, "Name", now),
+                _text(ad, "OpSys", now),
+                _text(ad, "Arch", now),
+                "" if went is None else clock.month_day(went),
+                "" if went is None or not life else clock.month_day(went + life),
+            ]
+        )
     header, *lines = table(columns, rows)
     return "\n".join([header, "", *lines]) + "\n"
 
