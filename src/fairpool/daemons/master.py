@@ -6,7 +6,8 @@ personal pool's settings the first time), makes the pool's directories (``LOCAL_
 is the pool directory unless the configuration sets it), opens the pool's database,
 starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD; MASTER
 itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
-``/startd`` and ``/master`` on 127.0.0.1. Their timers run on one event heap paced by
+``/startd`` and ``/master`` on 127.0.0.1, and the pool's metrics for Prometheus at
+``/metrics`` (metrics_api.py). Their timers run on one event heap paced by
 the wall clock (runtime/realtime.py).
 
 The port is ``COLLECTOR_HOST``'s when the collector runs here (``:0``, a personal pool's
@@ -41,6 +42,7 @@ from .client import Api
 from .collector import Collector
 from .context import Context, PoolPaths
 from .errors import ApiError
+from .metrics_api import PoolMetrics
 from .negotiator import Negotiator
 from .negotiator_api import negotiator_router
 from .schedd import Schedd
@@ -120,6 +122,7 @@ class Master:
         self.server: uvicorn.Server | None = None
         self.stopping = asyncio.Event()
         self.ctx: Context | None = None
+        self.metrics: PoolMetrics | None = None
 
     def daemon_list(self) -> list[str]:
         names = [n.upper() for n in self.config.get_list("DAEMON_LIST")]
@@ -158,6 +161,8 @@ class Master:
             daemon = self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
             router, summary = _ROUTERS[name]
             app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
+        self.metrics = PoolMetrics(ctx)
+        app.include_router(self.metrics.router())
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
         )
@@ -228,6 +233,8 @@ class Master:
         self.ctx.config = self.config
         for daemon in self.daemons.values():
             daemon.reconfig()
+        if self.metrics is not None:
+            self.metrics.reconfig()
         return list(self.daemons)
 
     def _router(self) -> APIRouter:

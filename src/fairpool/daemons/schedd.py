@@ -76,6 +76,7 @@ __all__ = ["Schedd"]
 
 HELD_BY_USER, PERIODIC_HOLD = 1, 3  # HoldReasonCode (JobHeldByUser, a job policy expression)
 _ACTIVE = (RUNNING, SUSPENDED, TRANSFERRING_OUTPUT)
+_COUNTED = ("JobsSubmitted", "JobsStarted", "JobsExited", "JobsCompleted")
 # qedit may not change these (HTCondor's protected and immutable job attributes)
 _PROTECTED = frozenset(
     n.lower()
@@ -132,6 +133,9 @@ class Schedd:
         self.offered: dict[str, tuple[str, int]] = {}  # request's job -> (submitter, cluster)
         self.dirty: set[str] = set()
         self.advertised: set[str] = set()  # submitters with an ad in the collector
+        # JobsSubmitted, JobsStarted, JobsExited, JobsCompleted since the schedd started,
+        # as HTCondor's schedd statistics count them (counters for monitoring)
+        self.counts: Counter[str] = Counter()
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
         self._recover()
@@ -193,6 +197,7 @@ class Schedd:
         made = [self._cluster(caller, first + n, c, now) for n, c in enumerate(clusters)]
         self.store.submit([(c, rows) for c, _, rows in made], first + len(made))
         self.next_cluster = first + len(made)
+        self.counts["JobsSubmitted"] += sum(len(procs) for _, procs, _ in made)
         for cluster_ad, procs, _ in made:
             self.clusters[cluster_ad["ClusterId"]] = cluster_ad
             self.per_cluster[cluster_ad["ClusterId"]] = len(procs)
@@ -532,6 +537,7 @@ class Schedd:
         self.starting.discard(name)
         now = self.ctx.env.now
         job = self.queue.begin(name, claim.slot, now)
+        self.counts["JobsStarted"] += 1
         address = f"<{claim.startd.split('://')[-1].split('/')[0]}>"
         self._log(job, shadow.started(job, claim.slot, address, now), now)
         self.dirty.add(name)
@@ -617,7 +623,9 @@ class Schedd:
             return
         outcome = shadow.exited(job, exit, usage, claim.slot_ad, now)
         self._log(job, outcome.event, now)
+        self.counts["JobsExited"] += 1
         if outcome.status == COMPLETED:
+            self.counts["JobsCompleted"] += 1
             self._leave([name], COMPLETED, now)
         else:
             self.queue.vacate(name, now)
@@ -773,6 +781,8 @@ class Schedd:
                 "TotalJobAds": len(self.queue),
                 "MaxJobsRunning": self.max_running,
                 "NumUsers": len(counts),
+                "TotalSuspendedJobs": totals[SUSPENDED],
+                **{n: self.counts[n] for n in _COUNTED},
             }
         )
         return [schedd, *ads]
