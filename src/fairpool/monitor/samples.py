@@ -40,6 +40,7 @@ def typed(raw: Any, given: Any, scale: Any) -> tuple[Any, str]:
     """``raw`` scaled and converted to the metric's type (``given``: the Type attribute,
     None when absent; ``scale``: Scale, None when absent), and that type; (None, "")
     when the value cannot be published (UNDEFINED, ERROR, a list, a bad Scale)."""
+    given = given.lower() if isinstance(given, str) else given
     if isinstance(raw, bool):
         number: Any = int(raw)
         kind = "int8"
@@ -56,8 +57,8 @@ def typed(raw: Any, given: Any, scale: Any) -> tuple[Any, str]:
             return None, ""
         number = number * scale
         kind = "float" if isinstance(number, float) else kind
-    if isinstance(given, str) and given.lower() in _TYPES:
-        kind = given.lower()
+    if given in _TYPES:
+        kind = given
     if kind == "string":
         return str(number), kind
     if kind in INT_TYPES:
@@ -91,6 +92,20 @@ class Aggregates:
             entry = self.groups[key] = (first, definition.aggregate, [])
         if not isinstance(value, str):
             entry[2].append(value)
+
+    def add_many(
+        self,
+        definition: Any,
+        sample: Sample,
+        group: str,
+        values: list[Any],
+        kind: str,
+        machine: Any,
+    ) -> None:
+        """Several numbers of one group at once (the first of them or an earlier value
+        having made the group)."""
+        self.add(definition, sample, group, values[0], kind, machine)
+        self.groups[(id(definition), group)][2].extend(values[1:])
 
     def samples(self) -> list[Sample]:
         out = []

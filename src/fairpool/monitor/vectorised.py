@@ -13,15 +13,16 @@ attributes are not literals, or that has no ``Value``, is left to the scalar pat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..classad import ClassAd
 from ..classad.vector import SlotColumns, VectorMatch
-from ..classad.vector.cells import INT, B, R, is_vec, value_at
+from ..classad.vector.cells import INT, B, R, S, is_vec, value_at
 from .definitions import MetricDefinition
-from .samples import Aggregates, Sample, typed
+from .samples import INT_TYPES, Aggregates, Sample, typed
 
 __all__ = ["SlotAggregates"]
 
@@ -88,15 +89,80 @@ class SlotAggregates:
             "",
             _text(ad, "group", "HTCondor Machine"),
         )
-        for k in range(len(rows)):
-            value, kind = typed(value_at(values, k, strings), given, scale)
-            if value is None:
-                continue
-            group = value_at(groups, k, strings) if is_vec(groups) else groups
-            if not isinstance(group, str):
-                group = name
-            machine = value_at(machines, k, strings) if machines is not None else None
-            aggregates.add(definition, sample, group, value, kind, machine)
+        given = given.lower() if isinstance(given, str) else given
+        if given == "string" or typed(1, given, scale)[0] is None:
+            return  # no number to aggregate (as the scalar path finds row by row)
+        columns = _Rows(len(rows), values, groups, machines, strings)
+        _add_all(definition, sample, columns, given, scale, aggregates)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The values of the rows a metric counts: each one operand (a Vec or one value)."""
+
+    n: int
+    values: Any
+    groups: Any
+    machines: Any
+    strings: Any
+
+
+def _add_all(
+    definition: MetricDefinition,
+    sample: Sample,
+    rows: _Rows,
+    given: Any,
+    scale: Any,
+    aggregates: Aggregates,
+) -> None:
+    """Every row's value into its group: numbers with numpy, each group's first row
+    (its type and machine) through the scalar path's ``typed``."""
+    tag, ints, reals = _lanes(rows.values, rows.n)
+    numeric = (tag == B) | (tag == INT) | (tag == R)
+    shown = numeric | ((tag == S) & (given is None))
+    numbers = np.where(tag == R, reals, ints.astype(np.float64))
+    if scale is not None:
+        numbers = numbers * scale
+    if given in INT_TYPES:
+        numbers = np.trunc(numbers)
+    names = _group_names(rows.groups, rows.n, sample.name, rows.strings)
+    for group, where in _rows_by_group(names, shown).items():
+        first = int(where[0])
+        kind = typed(value_at(rows.values, first, rows.strings), given, scale)[1]
+        machine = (
+            value_at(rows.machines, first, rows.strings) if rows.machines is not None else None
+        )
+        counted = where[numeric[where]]
+        if not len(counted):
+            aggregates.add(definition, sample, group, "", kind, machine)
+            continue
+        aggregates.add_many(definition, sample, group, numbers[counted].tolist(), kind, machine)
+
+
+def _lanes(values: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if is_vec(values):
+        return values.tag, values.i, values.f
+    kind = type(values)
+    tag = {bool: B, int: INT, float: R, str: S}.get(kind, -1)
+    ints = int(values) if kind in (bool, int) else 0
+    reals = float(values) if kind is float else 0.0
+    return np.full(n, tag), np.full(n, ints, np.int64), np.full(n, reals)
+
+
+def _group_names(groups: Any, n: int, name: str, strings: Any) -> list[str]:
+    if not is_vec(groups):
+        return [groups if isinstance(groups, str) else name] * n
+    table = strings.strings
+    pairs = zip(groups.tag.tolist(), groups.i.tolist(), strict=True)
+    return [table[c] if t == S else name for t, c in pairs]
+
+
+def _rows_by_group(names: list[str], shown: np.ndarray) -> dict[str, np.ndarray]:
+    """Each group's rows (where ``shown``), in row order, groups in order of first row."""
+    found: dict[str, list[int]] = {}
+    for k in np.flatnonzero(shown).tolist():
+        found.setdefault(names[k], []).append(k)
+    return {group: np.array(rows) for group, rows in found.items()}
 
 
 def _holds(value: Any, n: int) -> np.ndarray:
