@@ -1,0 +1,71 @@
+"""One live pool for the monitoring tests that need a real one (Prometheus scraping
+/metrics, the dashboard in Chromium): started once, since each of those tools is
+heavy, and left in a steady state the tests can check figures against.
+
+Two slots; alice in accounting group group_physics (quota 1) with three jobs, bob with
+two (one held), carol with one job no slot can take ("no match found"). Every job
+sleeps far longer than the tests run, so the figures hold still while they look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from livepool import LivePool
+
+SUBMIT = """
+executable = /bin/sleep
+arguments = 600
+request_cpus = 1
+request_memory = 64
+
+accounting_group = group_physics
+accounting_group_user = alice
+queue 3
+
+accounting_group_user = bob
+accounting_group =
+queue 2
+
+accounting_group_user = carol
+request_memory = 100000000
+queue 1
+"""
+
+
+@pytest.fixture(scope="session")
+def steady_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LivePool]:
+    base = tmp_path_factory.mktemp("monitoring")
+    knobs = {
+        "NUM_CPUS": 2,
+        "GROUP_NAMES": "group_physics",
+        "GROUP_QUOTA_group_physics": 1,
+        "NEGOTIATOR_INTERVAL": 1,
+    }
+    with LivePool(base / "pool", **knobs) as pool:
+        pool.submit(SUBMIT, base / "work")
+        pool.wait(lambda: len(pool.jobs("JobStatus == 2")) == 2, 30, "two jobs running")
+        bob_idle = pool.jobs('AcctGroupUser == "bob" && JobStatus == 1')
+        if bob_idle:
+            pool.post("/schedd/act", {"action": "hold", "jobs": [_id(bob_idle[0])]})
+        else:  # both of bob's jobs run: hold one of alice's idle ones instead
+            idle = pool.jobs('AcctGroupUser == "alice" && JobStatus == 1')
+            pool.post("/schedd/act", {"action": "hold", "jobs": [_id(idle[0])]})
+        pool.wait(lambda: pool.jobs("JobStatus == 5"), 10, "a held job")
+        pool.wait(_settled(pool), 30, "the collector to show the held job and a cycle")
+        yield pool
+
+
+def _id(job) -> str:
+    return f"{job['ClusterId']}.{job['ProcId']}"
+
+
+def _settled(pool: LivePool):
+    def check() -> bool:
+        schedd = pool.get("/collector/ads", type="Scheduler")["ads"]
+        accounting = pool.get("/collector/ads", type="Accounting")["ads"]
+        return bool(schedd) and schedd[0].get("TotalHeldJobs") == 1 and len(accounting) >= 3
+
+    return check
