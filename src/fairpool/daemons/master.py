@@ -6,9 +6,9 @@ personal pool's settings the first time), makes the pool's directories (``LOCAL_
 is the pool directory unless the configuration sets it), opens the pool's database,
 starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD; MASTER
 itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
-``/startd`` and ``/master`` on 127.0.0.1, and the pool's metrics for Prometheus at
-``/metrics`` (metrics_api.py). Their timers run on one event heap paced by
-the wall clock (runtime/realtime.py).
+``/startd`` and ``/master`` on 127.0.0.1, with the pool's metrics for Prometheus at
+``/metrics`` (metrics_api.py) and the web dashboard at ``/dashboard/`` (web/). Their
+timers run on one event heap paced by the wall clock (runtime/realtime.py).
 
 The port is ``COLLECTOR_HOST``'s when the collector runs here (``:0``, a personal pool's
 setting, takes any free port); the address is written to ``LOCAL_DIR/address`` for the
@@ -37,6 +37,7 @@ from ..config import Config, load_config
 from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import open_database
+from ..web import mount_dashboard
 from .app import daemon_app
 from .client import Api
 from .collector import Collector
@@ -163,6 +164,7 @@ class Master:
             app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
         self.metrics = PoolMetrics(ctx)
         app.include_router(self.metrics.router())
+        mount_dashboard(app, ctx)
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
         )
