@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from livepool import LivePool
+from steady_pool import job_id, settled
 
 SUBMIT = """
 executable = /bin/sleep
@@ -49,23 +50,10 @@ def steady_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LivePool]:
         pool.wait(lambda: len(pool.jobs("JobStatus == 2")) == 2, 30, "two jobs running")
         bob_idle = pool.jobs('AcctGroupUser == "bob" && JobStatus == 1')
         if bob_idle:
-            pool.post("/schedd/act", {"action": "hold", "jobs": [_id(bob_idle[0])]})
+            pool.post("/schedd/act", {"action": "hold", "jobs": [job_id(bob_idle[0])]})
         else:  # both of bob's jobs run: hold one of alice's idle ones instead
             idle = pool.jobs('AcctGroupUser == "alice" && JobStatus == 1')
-            pool.post("/schedd/act", {"action": "hold", "jobs": [_id(idle[0])]})
+            pool.post("/schedd/act", {"action": "hold", "jobs": [job_id(idle[0])]})
         pool.wait(lambda: pool.jobs("JobStatus == 5"), 10, "a held job")
-        pool.wait(_settled(pool), 30, "the collector to show the held job and a cycle")
+        pool.wait(settled(pool), 30, "the collector to show the held job and a cycle")
         yield pool
-
-
-def _id(job) -> str:
-    return f"{job['ClusterId']}.{job['ProcId']}"
-
-
-def _settled(pool: LivePool):
-    def check() -> bool:
-        schedd = pool.get("/collector/ads", type="Scheduler")["ads"]
-        accounting = pool.get("/collector/ads", type="Accounting")["ads"]
-        return bool(schedd) and schedd[0].get("TotalHeldJobs") == 1 and len(accounting) >= 3
-
-    return check

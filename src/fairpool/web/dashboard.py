@@ -120,7 +120,7 @@ async def _job(reads: _Reads, job_id: str) -> Page:
         analysis = better_analyze(
             job, slots, now=time.time(), word=word, submitter=answer.get("submitter", "")
         )
-        return job_page(job_id, answer["ad"], schedd, analysis)
+        return job_page(job_id, answer["ad"], str(answer.get("schedd") or schedd), analysis)
     return job_page(job_id, None, "", "")
 
 

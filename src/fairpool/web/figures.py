@@ -237,7 +237,7 @@ def negotiator_page(cycles: list[dict[str, Any]]) -> Page:
 
 _JOB_ATTRIBUTES = (
     "Owner", "AcctGroup", "AcctGroupUser", "Cmd", "Args", "RequestCpus", "RequestMemory",
-    "RequestDisk", "Requirements", "QDate", "NumJobStarts", "RemoteHost", "HoldReason",
+    "RequestDisk", "Requirements", "QDate", "JobPrio", "NumJobStarts", "RemoteHost", "HoldReason",
     "ExitCode",
 )  # fmt: skip
 
@@ -252,7 +252,7 @@ def job_page(job_id: str, ad: dict[str, Any] | None, where: str, analysis: str) 
             "charts": {},
             "texts": {"analysis": f"Job {job_id} is neither in a queue nor in a history."},
         }
-    rows = [[name, _text(ad[name])] for name in _JOB_ATTRIBUTES if name in ad]
+    rows = [[name, _text(name, ad[name])] for name in _JOB_ATTRIBUTES if name in ad]
     return {
         "figures": {
             "job": job_id,
@@ -265,7 +265,9 @@ def job_page(job_id: str, ad: dict[str, Any] | None, where: str, analysis: str) 
     }
 
 
-def _text(value: Any) -> str:
+def _text(name: str, value: Any) -> str:
+    if name == "QDate" and isinstance(value, int):
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
     if isinstance(value, str) and value.startswith("/Expr(") and value.endswith(")/"):
         return value[6:-2]
     return str(value)
