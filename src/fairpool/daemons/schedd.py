@@ -433,6 +433,12 @@ class Schedd:
     async def _claim_now(self, name: str, match: dict[str, Any]) -> None:
         startd = str(match.get("startd"))
         job = self.queue.jobs.get(name)
+        request = ad_to_json(job) if job is not None else {}
+        if isinstance(match.get("submitter"), str):
+            # the slot's AccountingGroup names whom the negotiator charges: the submitter
+            # (group.user@domain, as the simulator's pool and HTCondor's slots have it),
+            # not the job's AccountingGroup attribute, which lacks the domain
+            request["AccountingGroup"] = match["submitter"]
         try:
             reply = await self.api(startd).post(
                 "/claim",
@@ -441,7 +447,7 @@ class Schedd:
                     "claim_id": match.get("claim_id"),
                     "preempting": bool(match.get("preempting")),
                     "schedd": self.url,
-                    "request": ad_to_json(job) if job is not None else {},
+                    "request": request,
                 },
             )
         except Exception as err:
