@@ -275,3 +275,25 @@ def test_the_default_set_over_the_ospool_sample():
     gpus = sum(ad.eval("GPUs") for ad in slots if (ad.eval("TotalGPUs") or 0) > 0)
     assert sum(values(samples, "PoolGPUs").values()) == gpus > 0
     exposition(samples)  # every default metric is valid Prometheus
+
+
+def test_the_grafana_dashboard_reads_only_metrics_the_default_set_makes():
+    import json
+    import re
+
+    dashboard = Path(__file__).parent.parent.parent / "docs" / "grafana" / "fairpool.json"
+    panels = json.loads(dashboard.read_text())["panels"]
+    read = {
+        name
+        for panel in panels
+        for target in panel["targets"]
+        for name in re.findall(r"htcondor_\w+", target["expr"])
+    }
+    made = set()
+    for definition in load_definitions(None):
+        name = definition.ad.eval("Name")
+        if isinstance(name, str):
+            counter = definition.ad.eval("Derivative") is True
+            made.add(family_name(name) + ("_total" if counter else ""))
+    assert len(panels) >= 10
+    assert read <= made, read - made

@@ -327,7 +327,8 @@ _MONITORING = [
     ("GANGLIAD_VERBOSITY", "int", "0", "which metrics are published"),
     ("GANGLIAD_REQUIREMENTS", "expr", None, "ads whose metrics are published"),
     ("GANGLIAD_PER_EXECUTE_NODE_METRICS", "bool", "True", "publish per-node metrics"),
-    ("GANGLIAD_METRICS_CONFIG_DIR", "path", None, "metric definitions"),
+    ("GANGLIAD_METRICS_CONFIG_DIR", "path", None, "metric definitions (unset: fairpool's set)"),
+    ("GANGLIAD_DEFAULT_MACHINE", "expr", None, "machine of a metric of one daemon ad"),
     ("GANGLIA_SEND_DATA_FOR_ALL_HOSTS", "bool", "False", "publish for hosts without gmond"),
 ]
 

@@ -1,8 +1,8 @@
 """Samples as Prometheus text or OpenMetrics, written by prometheus_client.
 
 A metric's name becomes ``htcondor_`` and its name in snake case (``JobsSubmitted`` ->
-``htcondor_jobs_submitted``; characters Prometheus does not allow become ``_``); its
-Desc and Units the help text. Every sample carries the labels ``machine``, ``group``
+``htcondor_jobs_submitted``, ``PoolGPUs`` -> ``htcondor_pool_gpus``; characters
+Prometheus does not allow become ``_``); its Desc and Units the help text. Every sample carries the labels ``machine``, ``group``
 (the metric's Group) and ``aggregate_group`` (empty for a per-ad metric). A Derivative
 metric is a counter (``_total``), the others gauges. String metrics have no place in
 Prometheus and are left out; where two ads give the same metric the same labels (two
@@ -32,12 +32,14 @@ PREFIX = "htcondor_"
 LABELS = ("machine", "group", "aggregate_group")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _BAD = re.compile(r"[^a-zA-Z0-9_]+")
+_PLURAL = re.compile(r"([A-Z]{2,})s(?=[A-Z_0-9]|$)")  # GPUs: one word, not GP_Us
 
 
 def family_name(name: str) -> str:
     """The Prometheus name of a metric: ``NegotiationCycleDuration`` ->
     ``htcondor_negotiation_cycle_duration``."""
-    snake = _BAD.sub("_", _CAMEL.sub("_", name)).strip("_").lower()
+    words = _PLURAL.sub(lambda m: m.group(1).capitalize() + "s", name)
+    snake = _BAD.sub("_", _CAMEL.sub("_", words)).strip("_").lower()
     return PREFIX + snake
 
 
