@@ -2,11 +2,12 @@
 
 A metric's name becomes ``htcondor_`` and its name in snake case (``JobsSubmitted`` ->
 ``htcondor_jobs_submitted``, ``PoolGPUs`` -> ``htcondor_pool_gpus``; characters
-Prometheus does not allow become ``_``); its Desc and Units the help text. Every sample carries the labels ``machine``, ``group``
-(the metric's Group) and ``aggregate_group`` (empty for a per-ad metric). A Derivative
-metric is a counter (``_total``), the others gauges. String metrics have no place in
-Prometheus and are left out; where two ads give the same metric the same labels (two
-slots of one machine for a per-ad slot metric), the last one stands, as in Ganglia.
+Prometheus does not allow become ``_``); its Desc and Units the help text. Every
+sample carries the labels ``machine``, ``group`` (the metric's Group) and
+``aggregate_group`` (empty for a per-ad metric). A Derivative metric is a counter
+(``_total``), the others gauges. String metrics have no place in Prometheus and are
+left out; where two ads give the same metric the same labels (two slots of one machine
+for a per-ad slot metric), the last one stands, as in Ganglia.
 """
 
 from __future__ import annotations
