@@ -200,6 +200,10 @@ RequestedAcctGroup)
 IMMUTABLE_JOB_ATTRS = $(IMMUTABLE_JOB_ATTRS) AcctGroup AcctGroupUser AccountingGroup
 """
 
+_GANGLIA = """
+DAEMON_LIST = $(DAEMON_LIST) GANGLIAD
+"""
+
 TEMPLATES: dict[tuple[str, str], str] = {
     ("POLICY", "DESKTOP"): _DESKTOP,
     ("POLICY", "UWCS_DESKTOP"): _UWCS_DESKTOP,
@@ -209,6 +213,7 @@ TEMPLATES: dict[tuple[str, str], str] = {
     ("FEATURE", "STATICSLOTS"): _STATIC_SLOTS,
     ("FEATURE", "GPUS"): _GPUS,
     ("FEATURE", "ASSIGNACCOUNTINGGROUP"): _ASSIGN_ACCOUNTING_GROUP,
+    ("FEATURE", "GANGLIA"): _GANGLIA,
 }
 
 _ARG = re.compile(r"\$\((\d+)(\?|:(?:[^()]|\([^()]*\))*)?\)")

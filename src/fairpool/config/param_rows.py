@@ -329,6 +329,15 @@ _MONITORING = [
     ("GANGLIAD_PER_EXECUTE_NODE_METRICS", "bool", "True", "publish per-node metrics"),
     ("GANGLIAD_METRICS_CONFIG_DIR", "path", None, "metric definitions (unset: fairpool's set)"),
     ("GANGLIAD_DEFAULT_MACHINE", "expr", None, "machine of a metric of one daemon ad"),
+    ("GANGLIAD_DEFAULT_IP", "expr", None, "address of a metric of one daemon ad"),
+    ("GANGLIAD_MIN_METRIC_LIFETIME", "int", None, "least seconds a metric lives (DMAX)"),
+    ("GANGLIA_CONFIG", "path", "/etc/ganglia/gmond.conf", "gmond's configuration"),
+    (
+        "GANGLIA_GSTAT_COMMAND",
+        "string",
+        "gstat --all --mpifile --gmond_ip=localhost --gmond_port=8649",
+        "lists the hosts Ganglia monitors",
+    ),
     ("GANGLIA_SEND_DATA_FOR_ALL_HOSTS", "bool", "False", "publish for hosts without gmond"),
 ]
 

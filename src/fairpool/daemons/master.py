@@ -4,8 +4,8 @@
 ``CONDOR_CONFIG``, else the pool directory's own ``condor_config``, written with a
 personal pool's settings the first time), makes the pool's directories (``LOCAL_DIR``
 is the pool directory unless the configuration sets it), opens the pool's database,
-starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD; MASTER
-itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
+starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, GANGLIAD;
+MASTER itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
 ``/startd`` and ``/master`` on 127.0.0.1, with the pool's metrics for Prometheus at
 ``/metrics`` (metrics_api.py) and the web dashboard at ``/dashboard/`` (web/). Their
 timers run on one event heap paced by the wall clock (runtime/realtime.py).
@@ -43,6 +43,7 @@ from .client import Api
 from .collector import Collector
 from .context import Context, PoolPaths
 from .errors import ApiError
+from .gangliad import Gangliad, gangliad_router
 from .metrics_api import PoolMetrics
 from .negotiator import Negotiator
 from .negotiator_api import negotiator_router
@@ -53,7 +54,7 @@ from .startd_api import startd_router
 
 __all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
 
-DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD")
+DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "GANGLIAD")
 CONFIG_NAME = "condor_config"
 ADDRESS_NAME = "address"
 PID_NAME = "master.pid"
@@ -286,10 +287,12 @@ _DAEMON_TYPES = {
     "NEGOTIATOR": Negotiator,
     "SCHEDD": Schedd,
     "STARTD": StartdDaemon,
+    "GANGLIAD": Gangliad,
 }
 _ROUTERS = {
     "COLLECTOR": (Collector.router, "Every daemon's ads, and queries over them"),
     "NEGOTIATOR": (negotiator_router, "Negotiation cycles and the accountant"),
     "SCHEDD": (schedd_router, "The job queue"),
     "STARTD": (startd_router, "The execute node's slots and claims"),
+    "GANGLIAD": (gangliad_router, "Metrics sent to Ganglia (condor_gangliad)"),
 }

@@ -20,6 +20,7 @@ from ..classad.jsonads import ad_from_json
 from ..monitor.definitions import load_definitions
 from ..monitor.evaluation import evaluate_metrics, metric_settings
 from ..monitor.exposition import exposition
+from ..monitor.samples import Sample
 from .client import Api
 from .context import Context
 from .errors import ApiError, error_body, status_of
@@ -51,10 +52,13 @@ class PoolMetrics:
             await api.close()
         return [ad_from_json(obj, "a collector ad") for obj in found]
 
-    async def text(self, openmetrics: bool) -> tuple[bytes, str]:
+    async def samples(self) -> list[Sample]:
+        """The metrics' values now (also what the gangliad daemon publishes)."""
         ads = await self.ads()
-        samples = evaluate_metrics(self.definitions, ads, self.settings, self.ctx.env.now)
-        return exposition(samples, openmetrics)
+        return evaluate_metrics(self.definitions, ads, self.settings, self.ctx.env.now)
+
+    async def text(self, openmetrics: bool) -> tuple[bytes, str]:
+        return exposition(await self.samples(), openmetrics)
 
     def router(self) -> APIRouter:
         api = APIRouter(tags=["metrics"])

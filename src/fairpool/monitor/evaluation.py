@@ -44,12 +44,13 @@ class MetricSettings:
     requirements: Expr | None = None
     per_execute_node: bool = True
     default_machine: Expr | None = None
+    default_ip: Expr | None = None
     collector_host: str = ""  # aggregates' machine when no Collector ad names one
 
 
 def metric_settings(config: Config, collector_host: str = "") -> MetricSettings:
     """The settings from GANGLIAD_VERBOSITY, GANGLIAD_REQUIREMENTS,
-    GANGLIAD_PER_EXECUTE_NODE_METRICS and GANGLIAD_DEFAULT_MACHINE."""
+    GANGLIAD_PER_EXECUTE_NODE_METRICS, GANGLIAD_DEFAULT_MACHINE and GANGLIAD_DEFAULT_IP."""
     verbosity = config.get_int("GANGLIAD_VERBOSITY", 0)
     per_node = config.get_bool("GANGLIAD_PER_EXECUTE_NODE_METRICS", True)
     if verbosity is None or verbosity < 0:
@@ -59,6 +60,7 @@ def metric_settings(config: Config, collector_host: str = "") -> MetricSettings:
         knob_expr(config, "GANGLIAD_REQUIREMENTS"),
         True if per_node is None else per_node,
         knob_expr(config, "GANGLIAD_DEFAULT_MACHINE"),
+        knob_expr(config, "GANGLIAD_DEFAULT_IP"),
         collector_host,
     )
 
@@ -73,7 +75,7 @@ def evaluate_metrics(
     kept = ads
     if settings.requirements is not None:
         kept = [ad for ad in ads if satisfied(evaluate(settings.requirements, ad, now=now))]
-    aggregates = Aggregates(_collector_host(kept, settings))
+    aggregates = Aggregates(*_collector(kept, settings))
     run = _Run(settings, now, aggregates)
     columnar = [d for d in definitions if SlotAggregates.takes(d)]
     if columnar:
@@ -145,7 +147,7 @@ class _Reader:
 
 _ATTRIBUTES = (
     "requirements", "verbosity", "name", "value", "type", "scale", "derivative", "desc",
-    "units", "title", "group", "machine", "aggregategroup",
+    "units", "title", "group", "machine", "aggregategroup", "ip", "lifetime",
 )  # fmt: skip
 
 
@@ -215,13 +217,29 @@ class _Run:
             "",
             read.text("group", ad, f"HTCondor {my_type}"),
         )
+        lifetime = read("lifetime", ad)
+        if type(lifetime) is int and lifetime > 0:
+            sample = replace(sample, lifetime=lifetime)
         if definition.aggregate is None:
             machine = read.text("machine", ad, "") or self.default_machine(ad)
-            self.samples.append(replace(sample, machine=machine))
+            ip = read.text("ip", ad, "") or self.default_ip(ad, machine)
+            self.samples.append(replace(sample, machine=machine, ip=ip))
             return
+        ip = read("ip", ad)
+        if isinstance(ip, str) and ip:
+            sample = replace(sample, ip=ip)
         group = read.text("aggregategroup", ad, name)
         machine = read("machine", ad)
         self.aggregates.add(definition, sample, group, value, kind, machine)
+
+    def default_ip(self, ad: ClassAd, machine: str) -> str:
+        """GANGLIAD_DEFAULT_IP, else the machine when it is name@host (unique per
+        instance), else the host of the ad's MyAddress."""
+        if self.settings.default_ip is not None:
+            chosen = evaluate(self.settings.default_ip, ad, now=self.now)
+            if isinstance(chosen, str) and chosen:
+                return chosen
+        return machine if "@" in machine else (_address(ad) or machine)
 
     def default_machine(self, ad: ClassAd) -> str:
         if self.settings.default_machine is not None:
@@ -253,10 +271,19 @@ def _group(found: re.Match[str], number: int) -> str:
     return (found.group(number) or "") if number <= (found.re.groups or 0) else ""
 
 
-def _collector_host(ads: list[ClassAd], settings: MetricSettings) -> str:
+def _collector(ads: list[ClassAd], settings: MetricSettings) -> tuple[str, str]:
+    """The collector's host and address: aggregates' machine and IP."""
     for ad in ads:
         if ad.eval("MyType") == "Collector":
             machine = ad.eval("Machine")
             if isinstance(machine, str):
-                return machine
-    return settings.collector_host
+                return machine, _address(ad) or machine
+    return settings.collector_host, settings.collector_host
+
+
+def _address(ad: ClassAd) -> str:
+    """The host part of the ad's MyAddress (``<10.0.0.1:9618?...>``)."""
+    address = ad.eval("MyAddress")
+    if not isinstance(address, str):
+        return ""
+    return address.strip("<>").split("?")[0].rsplit(":", 1)[0]

@@ -34,6 +34,8 @@ class Sample:
     machine: str
     group: str
     aggregate_group: str = ""
+    ip: str = ""  # for Ganglia: the machine's address (unique per machine)
+    lifetime: int | None = None  # for Ganglia: the metric's Lifetime (DMAX)
 
 
 def typed(raw: Any, given: Any, scale: Any) -> tuple[Any, str]:
@@ -71,8 +73,9 @@ class Aggregates:
     gives its name, texts and machine (the group's first ad's ``Machine`` when the
     definition sets one, else the collector's host)."""
 
-    def __init__(self, collector_host: str) -> None:
+    def __init__(self, collector_host: str, collector_ip: str = "") -> None:
         self.collector_host = collector_host
+        self.collector_ip = collector_ip
         self.groups: dict[tuple[int, str], tuple[Sample, str, list[Any]]] = {}
 
     def add(
@@ -87,8 +90,10 @@ class Aggregates:
         key = (id(definition), group)
         entry = self.groups.get(key)
         if entry is None:
-            where = machine if isinstance(machine, str) and machine else self.collector_host
-            first = replace(sample, type=kind, machine=where, aggregate_group=group)
+            given = isinstance(machine, str) and bool(machine)
+            where = machine if given else self.collector_host
+            ip = sample.ip or (where if given else self.collector_ip)
+            first = replace(sample, type=kind, machine=where, aggregate_group=group, ip=ip)
             entry = self.groups[key] = (first, definition.aggregate, [])
         if not isinstance(value, str):
             entry[2].append(value)

@@ -28,6 +28,7 @@ __all__ = ["SlotAggregates"]
 
 _LITERAL = (
     "name", "type", "scale", "verbosity", "derivative", "desc", "units", "title", "group",
+    "ip", "lifetime",
 )  # fmt: skip
 _SCALARS = (str, int, float, bool)
 
@@ -88,6 +89,8 @@ class SlotAggregates:
             _text(ad, "title", name),
             "",
             _text(ad, "group", "HTCondor Machine"),
+            ip=_text(ad, "ip", ""),
+            lifetime=_lifetime(ad),
         )
         given = given.lower() if isinstance(given, str) else given
         if given == "string" or typed(1, given, scale)[0] is None:
@@ -178,6 +181,11 @@ def _holds(value: Any, n: int) -> np.ndarray:
 def _const(ad: ClassAd, lname: str) -> Any:
     expr = ad._exprs.get(lname)
     return None if expr is None else expr.const
+
+
+def _lifetime(ad: ClassAd) -> int | None:
+    value = _const(ad, "lifetime")
+    return value if type(value) is int and value > 0 else None
 
 
 def _text(ad: ClassAd, lname: str, default: str) -> str:
