@@ -156,3 +156,32 @@ def test_json_lines_across_restarts(pool: LivePool, tmp_path: Path) -> None:
     assert {line["Project"] for line in lines} == {"chemistry"}
     refused = fairpool("adstash", "--pool", pool.url, check=False)
     assert refused.returncode == 2 and "give one of --es-url and --jsonl" in refused.stderr
+
+
+def test_the_adstash_daemon_across_a_crash(tmp_path: Path) -> None:
+    """use FEATURE : adstash's daemon, with the jsonfile interface: each finished job
+    once in the file, also when the pool is killed and started again."""
+    out = tmp_path / "json"
+    knobs = {
+        "DAEMON_LIST": "MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, ADSTASH",
+        "ADSTASH_INTERFACE": "jsonfile",
+        "ADSTASH_JSON_DIR": out,
+        "ADSTASH_SAMPLE_INTERVAL": 1,
+        "NEGOTIATOR_INTERVAL": 1,
+    }
+    file = out / "adstash.jsonl"
+
+    def lines() -> list[str]:
+        return file.read_text().splitlines() if file.exists() else []
+
+    pool = LivePool(tmp_path / "pool", **knobs)
+    with pool:
+        pool.submit(JOBS.replace("queue 6", "queue 2"), tmp_path / "a")
+        pool.wait(lambda: len(lines()) == 2, 60, "two jobs in the file")
+        pool.kill()
+        pool.start()
+        pool.submit(JOBS.replace("queue 6", "queue 1"), tmp_path / "b")
+        pool.wait(lambda: len(lines()) == 3, 60, "the third job in the file")
+        assert pool.get("/adstash/status")["last"]["problem"] == ""
+    ids = [json.loads(line)["_id"] for line in lines()]
+    assert len(set(ids)) == 3

@@ -203,6 +203,9 @@ IMMUTABLE_JOB_ATTRS = $(IMMUTABLE_JOB_ATTRS) AcctGroup AcctGroupUser AccountingG
 _GANGLIA = """
 DAEMON_LIST = $(DAEMON_LIST) GANGLIAD
 """
+_ADSTASH = """
+DAEMON_LIST = $(DAEMON_LIST) ADSTASH
+"""
 
 TEMPLATES: dict[tuple[str, str], str] = {
     ("POLICY", "DESKTOP"): _DESKTOP,
@@ -214,6 +217,7 @@ TEMPLATES: dict[tuple[str, str], str] = {
     ("FEATURE", "GPUS"): _GPUS,
     ("FEATURE", "ASSIGNACCOUNTINGGROUP"): _ASSIGN_ACCOUNTING_GROUP,
     ("FEATURE", "GANGLIA"): _GANGLIA,
+    ("FEATURE", "ADSTASH"): _ADSTASH,
 }
 
 _ARG = re.compile(r"\$\((\d+)(\?|:(?:[^()]|\([^()]*\))*)?\)")

@@ -338,6 +338,15 @@ _MONITORING = [
         "gstat --all --mpifile --gmond_ip=localhost --gmond_port=8649",
         "lists the hosts Ganglia monitors",
     ),
+    ("ADSTASH_SAMPLE_INTERVAL", "int", "1200", "seconds between adstash runs"),
+    ("ADSTASH_CHECKPOINT_FILE", "path", "$(LOG)/adstash_checkpoint.json", "where adstash stopped"),
+    ("ADSTASH_READ_SCHEDDS", "string", "*", "the schedds adstash reads (* for all)"),
+    ("ADSTASH_INTERFACE", "string", "elasticsearch", "elasticsearch or jsonfile"),
+    ("ADSTASH_JSON_DIR", "path", "$(LOG)", "where the jsonfile interface writes"),
+    ("ADSTASH_SE_HOST", "string", "$(FULL_HOSTNAME):9200", "the Elasticsearch host:port"),
+    ("ADSTASH_SE_USE_HTTPS", "bool", "False", "reach Elasticsearch over HTTPS"),
+    ("ADSTASH_SE_INDEX_NAME", "string", "htcondor", "the prefix of the dated indices"),
+    ("ADSTASH_SE_BUNCH_SIZE", "int", "250", "documents per bulk request"),
     ("GANGLIA_SEND_DATA_FOR_ALL_HOSTS", "bool", "False", "publish for hosts without gmond"),
 ]
 

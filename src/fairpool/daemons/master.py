@@ -4,8 +4,8 @@
 ``CONDOR_CONFIG``, else the pool directory's own ``condor_config``, written with a
 personal pool's settings the first time), makes the pool's directories (``LOCAL_DIR``
 is the pool directory unless the configuration sets it), opens the pool's database,
-starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, GANGLIAD;
-MASTER itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
+starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, GANGLIAD,
+ADSTASH; MASTER itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
 ``/startd`` and ``/master`` on 127.0.0.1, with the pool's metrics for Prometheus at
 ``/metrics`` (metrics_api.py) and the web dashboard at ``/dashboard/`` (web/). Their
 timers run on one event heap paced by the wall clock (runtime/realtime.py).
@@ -38,6 +38,7 @@ from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import open_database
 from ..web import mount_dashboard
+from .adstash import AdstashDaemon, adstash_router
 from .app import daemon_app
 from .client import Api
 from .collector import Collector
@@ -54,7 +55,7 @@ from .startd_api import startd_router
 
 __all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
 
-DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "GANGLIAD")
+DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "GANGLIAD", "ADSTASH")
 CONFIG_NAME = "condor_config"
 ADDRESS_NAME = "address"
 PID_NAME = "master.pid"
@@ -288,6 +289,7 @@ _DAEMON_TYPES = {
     "SCHEDD": Schedd,
     "STARTD": StartdDaemon,
     "GANGLIAD": Gangliad,
+    "ADSTASH": AdstashDaemon,
 }
 _ROUTERS = {
     "COLLECTOR": (Collector.router, "Every daemon's ads, and queries over them"),
@@ -295,4 +297,5 @@ _ROUTERS = {
     "SCHEDD": (schedd_router, "The job queue"),
     "STARTD": (startd_router, "The execute node's slots and claims"),
     "GANGLIAD": (gangliad_router, "Metrics sent to Ganglia (condor_gangliad)"),
+    "ADSTASH": (adstash_router, "Job history sent to Elasticsearch (condor_adstash)"),
 }
