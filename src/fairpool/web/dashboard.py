@@ -65,9 +65,10 @@ class _Reads:
         return sorted({a["ApiAddress"] for a in ads if isinstance(a.get("ApiAddress"), str)})
 
     async def negotiator(self, path: str, **params: Any) -> Any:
-        for address in await self.addresses("Negotiator"):
-            return await self.api(address).get(path, **params)
-        return None
+        """The pool's negotiator's answer (the first one the collector names), or None
+        when no negotiator runs."""
+        found = await self.addresses("Negotiator")
+        return await self.api(found[0]).get(path, **params) if found else None
 
     async def jobs(self) -> list[dict[str, Any]]:
         found = []
@@ -76,8 +77,8 @@ class _Reads:
             found.extend(answer["ads"])
         return found
 
-    async def cycles(self) -> list[dict[str, Any]]:
-        answer = await self.negotiator("/cycles", last=1000)
+    async def cycles(self, last: int = 1000) -> list[dict[str, Any]]:
+        answer = await self.negotiator("/cycles", last=last)
         return answer["cycles"] if answer else []
 
 
@@ -85,7 +86,7 @@ async def _page(reads: _Reads, name: str) -> Page:
     if name == "pool":
         slots = await reads.ads("Machine", "Name,State,Cpus")
         accountant = await reads.negotiator("/accountant") or {}
-        cycles = await reads.cycles()
+        cycles = await reads.cycles(last=1)
         groups = sorted(set(accountant.get("groups") or {}) | _cycle_groups(cycles))
         submitters = await reads.ads("Submitter")
         return pool_page(slots, await reads.jobs(), submitters, groups)
