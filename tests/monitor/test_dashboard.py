@@ -5,6 +5,7 @@ docs/img/ for docs/dashboard.md."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections import Counter
@@ -130,6 +131,24 @@ def test_each_page_shows_the_pools_figures(steady_pool: LivePool, browser) -> No
     assert "Reason for last match failure: no match found" in analysis
     assert "TARGET.Memory >= RequestMemory" in analysis
     browser.save_screenshot(str(IMAGES / "dashboard-job.png"))
+
+
+def test_the_simulation_page(steady_pool: LivePool, browser) -> None:
+    pool = steady_pool
+    _open(browser, pool, "simulations")
+    (row,) = _rows(browser, "simulations")
+    folder = Path(row[1])
+    browser.find_element("link text", "0").click()
+    _until(browser, lambda: browser.current_url.endswith("/dashboard/simulation/0"))
+    _until(browser, lambda: _figure(browser, "hours") != "")
+    summary = json.loads((folder / "summary.json").read_text())
+    assert _figure(browser, "hours") == "6"  # simulated hours
+    assert _figure(browser, "utilisation") == f"{100 * summary['pool']['utilisation']:.1f}%"
+    shown = {r[0]: r for r in _rows(browser, "simsubmitters")}
+    assert set(shown) == set(summary["submitters"])
+    for name, figures in summary["submitters"].items():
+        assert int(shown[name][3]) == figures["completed"]
+    browser.save_screenshot(str(IMAGES / "dashboard-simulation.png"))
 
 
 def test_the_page_updates_without_reloading(steady_pool: LivePool, browser) -> None:

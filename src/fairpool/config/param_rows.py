@@ -338,6 +338,7 @@ _MONITORING = [
         "gstat --all --mpifile --gmond_ip=localhost --gmond_port=8649",
         "lists the hosts Ganglia monitors",
     ),
+    ("DASHBOARD_SIMULATIONS", "list", None, "fairpool simulate output dirs the dashboard shows"),
     ("ADSTASH_SAMPLE_INTERVAL", "int", "1200", "seconds between adstash runs"),
     ("ADSTASH_CHECKPOINT_FILE", "path", "$(LOG)/adstash_checkpoint.json", "where adstash stopped"),
     ("ADSTASH_READ_SCHEDDS", "string", "*", "the schedds adstash reads (* for all)"),

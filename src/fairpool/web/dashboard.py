@@ -6,12 +6,17 @@ The collector (``COLLECTOR_HOST``) names the schedds and the negotiator (their
 figures.py and rendered by pages.py. ``/dashboard/data/...`` answers the same data as
 JSON, which the page fetches every two seconds to update itself. The job page's "why
 is it idle" is condor_q -better-analyze's analysis (cli/listings/analysis.py) over the
-job, the slots and the negotiator's own reasons from its kept cycles. Chart.js is
-vendored in static/ (no build step, no network).
+job, the slots and the negotiator's own reasons from its kept cycles. The simulations
+page shows the outputs of ``fairpool simulate --out DIR`` for each directory
+``DASHBOARD_SIMULATIONS`` names. Chart.js is vendored in static/ (no build step, no
+network).
 """
 
 from __future__ import annotations
 
+import asyncio
+import csv
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +30,14 @@ from ..cli.listings.analysis import better_analyze, last_word
 from ..daemons.client import Api
 from ..daemons.context import Context
 from ..daemons.errors import ApiError, NotFound, error_body, status_of
-from .figures import Page, fairshare_page, job_page, negotiator_page, pool_page
+from .figures import (
+    Page,
+    fairshare_page,
+    job_page,
+    negotiator_page,
+    pool_page,
+    simulation_page,
+)
 from .pages import render
 
 __all__ = ["ROOT", "mount_dashboard"]
@@ -125,6 +137,39 @@ async def _job(reads: _Reads, job_id: str) -> Page:
     return job_page(job_id, None, "", "")
 
 
+def _simulations(ctx: Context) -> list[Path]:
+    """DASHBOARD_SIMULATIONS: the simulation output directories the dashboard shows."""
+    return [Path(p).expanduser() for p in ctx.config.get_list("DASHBOARD_SIMULATIONS")]
+
+
+def _simulation(ctx: Context, number: int) -> Page:
+    """The n-th simulation's page, from its summary.json and timeseries.csv."""
+    folders = _simulations(ctx)
+    if not 0 <= number < len(folders):
+        raise NotFound(f"no simulation {number}: DASHBOARD_SIMULATIONS names {len(folders)}")
+    folder = folders[number]
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+        with open(folder / "timeseries.csv", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except (OSError, ValueError, csv.Error) as err:
+        raise NotFound(f"{folder}: not the outputs of fairpool simulate ({err})") from None
+    return simulation_page(summary, rows)
+
+
+def _simulation_list(ctx: Context) -> Page:
+    rows = [[str(n), str(folder)] for n, folder in enumerate(_simulations(ctx))]
+    return {
+        "figures": {},
+        "tables": {"simulations": _table_of(["Simulation", "Directory"], rows)},
+        "charts": {},
+    }
+
+
+def _table_of(columns: list[str], rows: list[list[str]]) -> dict[str, Any]:
+    return {"columns": columns, "rows": rows, "links": {"0": "simulation/{}"}}
+
+
 def _refused(err: ApiError, html: bool) -> HTMLResponse | JSONResponse:
     status = status_of(err)[0]
     if html:
@@ -165,6 +210,8 @@ def mount_dashboard(app: FastAPI, ctx: Context) -> None:
 
     @api.get("/data/{name}", summary="A page's figures, as its view fetches them")
     async def data(name: str) -> Any:
+        if name == "simulations":
+            return _simulation_list(ctx)
         if name not in _TITLES:
             return _refused(NotFound(f"no dashboard page {name}"), False)
         return await page(name, False)
@@ -187,5 +234,28 @@ def mount_dashboard(app: FastAPI, ctx: Context) -> None:
     @api.get("/data/job/{job_id}", summary="One job's figures, as its page fetches them")
     async def job_data(job_id: str) -> Any:
         return await job(job_id, False)
+
+    @api.get("/simulations", response_class=HTMLResponse, summary="Simulation directories")
+    async def simulations() -> Any:
+        page = _simulation_list(ctx)
+        source = f"{ROOT}/data/simulations"
+        return HTMLResponse(render("simulations", "Simulations", page, source, ROOT))
+
+    @api.get("/simulation/{number}", response_class=HTMLResponse, summary="A simulation's outputs")
+    async def simulation(number: int) -> Any:
+        try:
+            page = await asyncio.to_thread(_simulation, ctx, number)
+        except ApiError as err:
+            return _refused(err, True)
+        source = f"{ROOT}/data/simulation/{number}"
+        title = f"Simulation {number}: {page['title']}"
+        return HTMLResponse(render("simulation", title, page, source, ROOT))
+
+    @api.get("/data/simulation/{number}", summary="A simulation's figures")
+    async def simulation_data(number: int) -> Any:
+        try:
+            return await asyncio.to_thread(_simulation, ctx, number)
+        except ApiError as err:
+            return _refused(err, False)
 
     app.include_router(api)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "job_page",
     "negotiator_page",
     "pool_page",
+    "simulation_page",
 ]
 
 Page = dict[str, Any]
@@ -271,3 +273,79 @@ def _text(name: str, value: Any) -> str:
     if isinstance(value, str) and value.startswith("/Expr(") and value.endswith(")/"):
         return value[6:-2]
     return str(value)
+
+
+_SIM_COLUMNS = [
+    "Submitter", "Group", "Submitted", "Completed", "Core-hours", "Share", "Entitlement",
+    "Mean wait (s)", "Final RUP", "Final EUP",
+]  # fmt: skip
+_MAX_POINTS = 240  # a chart's points per line: enough for the eye, light for the page
+
+
+def simulation_page(summary: dict[str, Any], rows: list[dict[str, str]]) -> Page:
+    """A simulation's outputs (``fairpool simulate --out DIR``): its summary.json and
+    timeseries.csv rows, as figures, tables and charts over simulated hours."""
+    pool = summary.get("pool", {})
+    submitters = summary.get("submitters", {})
+    table = [
+        [
+            name,
+            s.get("group") or NONE_GROUP,
+            s.get("submitted"),
+            s.get("completed"),
+            _round(s.get("core_hours"), 1),
+            _round(s.get("share")),
+            _round(s.get("entitlement")),
+            _round(s.get("wait_mean"), 0),
+            _round(s.get("final_rup")),
+            _round(s.get("final_eup")),
+        ]
+        for name, s in sorted(submitters.items())
+    ]
+    groups = [
+        [name, _round(g.get("share")), _round(g.get("entitlement")), _round(g.get("core_hours"), 1)]
+        for name, g in sorted(summary.get("groups", {}).items())
+    ]
+    return {
+        "title": Path(str(summary.get("scenario", ""))).name,
+        "figures": {
+            "hours": _round(summary.get("duration_hours"), 1),
+            "utilisation": f"{100 * (pool.get('utilisation') or 0):.1f}%",
+            "jain": _round(pool.get("jain_fairness_index")),
+            "preemptions": pool.get("preemptions", 0),
+            "cycles": pool.get("cycles", 0),
+        },
+        "tables": {
+            "simsubmitters": _table(_SIM_COLUMNS, table),
+            "simgroups": _table(["Group", "Share", "Entitlement", "Core-hours"], groups),
+        },
+        "charts": {
+            "running": _series(rows, "submitter", "submitter", "running"),
+            "eup": _series(rows, "submitter", "submitter", "eup"),
+            "groupusage": _series(rows, "group", "group", "usage"),
+        },
+    }
+
+
+def _series(rows: list[dict[str, str]], kind: str, key: str, column: str) -> dict[str, Any]:
+    """One line per ``key`` of the rows of ``kind``: ``column`` over simulated hours."""
+    lines: dict[str, dict[float, float]] = {}
+    for row in rows:
+        if row.get("kind") != kind:
+            continue
+        try:
+            when, value = float(row["time"]), float(row[column])
+        except (KeyError, ValueError):
+            continue
+        lines.setdefault(row.get(key, ""), {})[when] = value
+    times = sorted({t for line in lines.values() for t in line})
+    step = max(1, len(times) // _MAX_POINTS)
+    shown = times[::step]
+    return {
+        "type": "line",
+        "labels": [_round(t / 3600, 1) for t in shown],
+        "datasets": [
+            {"label": name, "data": [_round(line.get(t)) for t in shown], "pointRadius": 0}
+            for name, line in sorted(lines.items())
+        ],
+    }

@@ -13,9 +13,14 @@ from typing import Any
 
 from .figures import Page
 
-__all__ = ["LAYOUTS", "render"]
+__all__ = ["LAYOUTS", "render", "shown"]
 
-NAV = (("", "Pool"), ("fairshare", "Fair share"), ("negotiator", "Negotiator"))
+NAV = (
+    ("", "Pool"),
+    ("fairshare", "Fair share"),
+    ("negotiator", "Negotiator"),
+    ("simulations", "Simulations"),
+)
 
 # each page's layout: (kind, key, caption) in order; kinds: figures, table, chart, text
 LAYOUTS: dict[str, list[tuple[str, str, str]]] = {
@@ -41,6 +46,15 @@ LAYOUTS: dict[str, list[tuple[str, str, str]]] = {
         ("table", "cycles", "The last cycles, newest first"),
         ("table", "idle", "Why jobs stayed idle in the last cycle"),
     ],
+    "simulation": [
+        ("figures", "hours utilisation jain preemptions cycles", "The simulation"),
+        ("chart", "running", "Running (slot weight) of each submitter over simulated hours"),
+        ("chart", "eup", "Effective user priority over simulated hours"),
+        ("table", "simsubmitters", "Each submitter over the whole run"),
+        ("chart", "groupusage", "Group usage over simulated hours"),
+        ("table", "simgroups", "Each group over the whole run"),
+    ],
+    "simulations": [("table", "simulations", "Simulation directories (DASHBOARD_SIMULATIONS)")],
     "job": [
         ("figures", "job status where", "Job"),
         ("text", "analysis", "Why is it idle? (condor_q -better-analyze, the negotiator's word)"),
@@ -63,6 +77,10 @@ _LABELS = {
     "job": "job",
     "status": "status",
     "where": "schedd",
+    "hours": "simulated hours",
+    "utilisation": "utilisation",
+    "jain": "Jain's fairness index",
+    "preemptions": "preemptions",
 }
 
 
@@ -70,7 +88,7 @@ def render(layout: str, title: str, page: Page, source: str, root: str) -> str:
     """The whole HTML of a page; ``source``: the URL its data is fetched again from,
     ``root``: the dashboard's own URL path (links and static files hang from it)."""
     sections = [_section(kind, key, caption, page, root) for kind, key, caption in LAYOUTS[layout]]
-    here = "" if layout == "pool" else layout
+    here = {"pool": "", "simulation": "simulations"}.get(layout, layout)
     nav = " ".join(
         f'<a href="{root}/{path}"{" class=here" if path == here else ""}>{escape(label)}</a>'
         for path, label in NAV
@@ -101,7 +119,7 @@ def _section(kind: str, key: str, caption: str, page: Page, root: str) -> str:
         figures = page.get("figures", {})
         cells = "".join(
             f'<div class="figure"><span class="value" data-figure="{k}">'
-            f"{escape(str(figures.get(k, '')))}</span>"
+            f"{escape(shown(figures.get(k, '')))}</span>"
             f'<span class="label">{escape(_LABELS.get(k, k))}</span></div>'
             for k in key.split()
         )
@@ -121,13 +139,22 @@ def _section(kind: str, key: str, caption: str, page: Page, root: str) -> str:
     )
 
 
+def shown(value: Any) -> str:
+    """A value as the page's script shows it (JavaScript writes 6.0 as 6, null as "")."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _row(row: list[Any], links: dict[str, str], root: str) -> str:
     cells = []
     for k, cell in enumerate(row):
-        text = escape(str(cell))
+        text = escape(shown(cell))
         link = links.get(str(k))
         if link and cell != "":
-            href = escape(f"{root}/{link.replace('{}', str(cell))}")
+            href = escape(f"{root}/{link.replace('{}', shown(cell))}")
             text = f'<a href="{href}">{text}</a>'
         cells.append(f"<td>{text}</td>")
     return f"<tr>{''.join(cells)}</tr>"

@@ -11,6 +11,7 @@
 
   function cell(value, link) {
     const td = document.createElement("td");
+    value = value === null || value === undefined ? "" : value;
     if (link && value !== "") {
       const a = document.createElement("a");
       a.href = root + "/" + link.replace("{}", encodeURIComponent(String(value)));
