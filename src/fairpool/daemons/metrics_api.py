@@ -10,6 +10,7 @@ OpenMetrics gets OpenMetrics, the others Prometheus text.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
@@ -53,9 +54,12 @@ class PoolMetrics:
         return [ad_from_json(obj, "a collector ad") for obj in found]
 
     async def samples(self) -> list[Sample]:
-        """The metrics' values now (also what the gangliad daemon publishes)."""
+        """The metrics' values now (also what the gangliad daemon publishes), evaluated
+        in a worker thread so that the daemons of this process keep answering (the
+        collector replaces an ad on update, never changes one in place)."""
         ads = await self.ads()
-        return evaluate_metrics(self.definitions, ads, self.settings, self.ctx.env.now)
+        now = self.ctx.env.now
+        return await asyncio.to_thread(evaluate_metrics, self.definitions, ads, self.settings, now)
 
     async def text(self, openmetrics: bool) -> tuple[bytes, str]:
         return exposition(await self.samples(), openmetrics)

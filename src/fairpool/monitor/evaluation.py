@@ -19,7 +19,7 @@ A value that is UNDEFINED, ERROR or of the wrong kind gives no sample, as in gan
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..classad import UNDEFINED, ClassAd, Expr
@@ -87,7 +87,7 @@ def evaluate_metrics(
     by_type: dict[tuple[str, object], list[MetricDefinition]] = {}
     for ad in kept:
         my_type = _my_type(ad)
-        key = (my_type.lower(), ad.eval("SlotID") if my_type.lower() == "machine" else None)
+        key = (my_type.lower(), _literal(ad, "slotid") if my_type.lower() == "machine" else None)
         chosen = by_type.get(key)
         if chosen is None:
             chosen = by_type[key] = [d for d in rest if d.targets_ad(my_type, key[1])]
@@ -103,8 +103,17 @@ def evaluate_metrics(
 
 
 def _my_type(ad: ClassAd) -> str:
-    expr = ad._exprs.get("mytype")
-    return expr.const if expr is not None and isinstance(expr.const, str) else ""
+    value = _literal(ad, "mytype")
+    return value if isinstance(value, str) else ""
+
+
+def _literal(ad: ClassAd, lname: str) -> Any:
+    """An attribute written as a literal (MyType, SlotID: read for every ad), else its
+    value; None when absent."""
+    expr = ad._exprs.get(lname)
+    if expr is None:
+        return None
+    return expr.const if type(expr.const) in (str, int, float, bool) else ad.eval(lname)
 
 
 class _Reader:
@@ -165,6 +174,7 @@ class _Run:
         self.samples: list[Sample] = []
         self.aggregates = aggregates
         self.readers: dict[int, _Reader] = {}
+        self.places: dict[int, tuple[str, str]] = {}  # id of a daemon ad -> (machine, ip)
 
     def reader(self, definition: MetricDefinition) -> _Reader:
         found = self.readers.get(id(definition))
@@ -206,6 +216,17 @@ class _Run:
         value, kind = typed(raw, _given(read("type", ad)), _given(read("scale", ad)))
         if value is None:
             return
+        lifetime = read("lifetime", ad)
+        if definition.aggregate is None:
+            machine = read.text("machine", ad, "")
+            ip = read.text("ip", ad, "")
+            if not machine or not ip:
+                place = self.place(ad)
+                machine, ip = machine or place[0], ip or place[1]
+            group = ""
+        else:
+            machine, ip = "", read.text("ip", ad, "")
+            group = read.text("aggregategroup", ad, name)
         sample = Sample(
             name,
             value,
@@ -214,23 +235,24 @@ class _Run:
             read.text("desc", ad, ""),
             read.text("units", ad, ""),
             read.text("title", ad, name),
-            "",
+            machine,
             read.text("group", ad, f"HTCondor {my_type}"),
+            "",
+            ip,
+            lifetime if type(lifetime) is int and lifetime > 0 else None,
         )
-        lifetime = read("lifetime", ad)
-        if type(lifetime) is int and lifetime > 0:
-            sample = replace(sample, lifetime=lifetime)
         if definition.aggregate is None:
-            machine = read.text("machine", ad, "") or self.default_machine(ad)
-            ip = read.text("ip", ad, "") or self.default_ip(ad, machine)
-            self.samples.append(replace(sample, machine=machine, ip=ip))
-            return
-        ip = read("ip", ad)
-        if isinstance(ip, str) and ip:
-            sample = replace(sample, ip=ip)
-        group = read.text("aggregategroup", ad, name)
-        machine = read("machine", ad)
-        self.aggregates.add(definition, sample, group, value, kind, machine)
+            self.samples.append(sample)
+        else:
+            self.aggregates.add(definition, sample, group, value, kind, read("machine", ad))
+
+    def place(self, ad: ClassAd) -> tuple[str, str]:
+        """The default machine and IP of a daemon ad's metrics (found once per ad)."""
+        found = self.places.get(id(ad))
+        if found is None:
+            machine = self.default_machine(ad)
+            found = self.places[id(ad)] = (machine, self.default_ip(ad, machine))
+        return found
 
     def default_ip(self, ad: ClassAd, machine: str) -> str:
         """GANGLIAD_DEFAULT_IP, else the machine when it is name@host (unique per
@@ -247,7 +269,7 @@ class _Run:
             if isinstance(chosen, str) and chosen:
                 return chosen
         name = ad.get("Name")
-        if isinstance(name, str) and "@" in name and ad.eval("MyType") != "Machine":
+        if isinstance(name, str) and "@" in name and _my_type(ad) != "Machine":
             return name
         machine = ad.eval("Machine")
         return machine if isinstance(machine, str) else ""

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..classad import ClassAd
+from ..classad.scope import NOT_CONST
 from ..classad.vector import SlotColumns, VectorMatch
 from ..classad.vector.cells import INT, B, R, S, is_vec, value_at
 from .definitions import MetricDefinition
@@ -38,7 +39,14 @@ class SlotAggregates:
 
     def __init__(self, slots: list[ClassAd], now: float) -> None:
         self.columns = SlotColumns(slots)
-        self.slot1 = np.array([ad.eval("SlotID") == 1 for ad in slots], bool)
+        ids = [ad._exprs.get("slotid") for ad in slots]
+        self.slot1 = np.array(
+            [
+                e is not None and (e.const if e.const is not NOT_CONST else e.eval()) == 1
+                for e in ids
+            ],
+            bool,
+        )
         self.now = now
 
     @staticmethod
@@ -166,6 +174,13 @@ def _rows_by_group(names: list[str], shown: np.ndarray) -> dict[str, np.ndarray]
     for k in np.flatnonzero(shown).tolist():
         found.setdefault(names[k], []).append(k)
     return {group: np.array(rows) for group, rows in found.items()}
+
+
+def _slot_id(ad: ClassAd) -> Any:
+    expr = ad._exprs.get("slotid")
+    if expr is None:
+        return None
+    return expr.const if expr.const is not NOT_CONST else ad.eval("SlotID")
 
 
 def _holds(value: Any, n: int) -> np.ndarray:

@@ -313,7 +313,7 @@ def simulation_page(summary: dict[str, Any], rows: list[dict[str, str]]) -> Page
             "utilisation": f"{100 * (pool.get('utilisation') or 0):.1f}%",
             "jain": _round(pool.get("jain_fairness_index")),
             "preemptions": pool.get("preemptions", 0),
-            "cycles": pool.get("cycles", 0),
+            "simcycles": pool.get("cycles", 0),
         },
         "tables": {
             "simsubmitters": _table(_SIM_COLUMNS, table),

@@ -47,7 +47,7 @@ LAYOUTS: dict[str, list[tuple[str, str, str]]] = {
         ("table", "idle", "Why jobs stayed idle in the last cycle"),
     ],
     "simulation": [
-        ("figures", "hours utilisation jain preemptions cycles", "The simulation"),
+        ("figures", "hours utilisation jain preemptions simcycles", "The simulation"),
         ("chart", "running", "Running (slot weight) of each submitter over simulated hours"),
         ("chart", "eup", "Effective user priority over simulated hours"),
         ("table", "simsubmitters", "Each submitter over the whole run"),
@@ -81,6 +81,7 @@ _LABELS = {
     "utilisation": "utilisation",
     "jain": "Jain's fairness index",
     "preemptions": "preemptions",
+    "simcycles": "negotiation cycles",
 }
 
 
