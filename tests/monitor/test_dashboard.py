@@ -35,7 +35,7 @@ FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--window-size=1280,1000",
+    "--window-size=1280,1500",
 )
 
 
