@@ -62,6 +62,7 @@ LAYOUTS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }  # fmt: skip
 
+_WIDE = {"fairshare", "simsubmitters"}  # tables with many columns: the page's whole width
 _LABELS = {
     "slots": "slots",
     "cpus": "cpus",
@@ -134,8 +135,9 @@ def _section(kind: str, key: str, caption: str, page: Page, root: str) -> str:
     table = page.get("tables", {}).get(key, {"columns": [], "rows": []})
     columns = "".join(f"<th>{escape(c)}</th>" for c in table["columns"])
     rows = "".join(_row(row, table.get("links", {}), root) for row in table["rows"])
+    wide = ' class="wide"' if key in _WIDE else ""
     return (
-        f'<section>{head}<table id="table-{key}"><thead><tr>{columns}</tr></thead>'
+        f'<section{wide}>{head}<table id="table-{key}"><thead><tr>{columns}</tr></thead>'
         f"<tbody>{rows}</tbody></table></section>"
     )
 
