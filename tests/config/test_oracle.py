@@ -248,10 +248,13 @@ def test_generated_configurations_expand_as_htcondor(oracle, tmp_path_factory, t
 # OUR_DEFAULTS: paths under fairpool's LOCAL_DIR, the domains that follow UID_DOMAIN, the
 # seed's RunBenchmarks, HTCondor 25's catalog space in MODIFY_REQUEST_EXPR_REQUESTDISK,
 # GANGLIAD's $(ETC) (unset in fairpool); REQUIRE_LOCAL_CONFIG_FILE is set by the worker.
+# ADSTASH's $(LOG) paths and $(FULL_HOSTNAME) follow this machine (the same text as
+# HTCondor's table).
 DELIBERATE = {
     *("SPOOL", "LOG", "ACCOUNTANT_DATABASE_FILE", "DEFRAG_LOG", "POOL_HISTORY_DIR"),
     *("ACCOUNTING_DOMAIN", "FILESYSTEM_DOMAIN", "RUNBENCHMARKS", "REQUIRE_LOCAL_CONFIG_FILE"),
     *("MODIFY_REQUEST_EXPR_REQUESTDISK", "GANGLIAD_METRICS_CONFIG_DIR"),
+    *("ADSTASH_CHECKPOINT_FILE", "ADSTASH_JSON_DIR", "ADSTASH_SE_HOST"),
 }
 
 

@@ -14,6 +14,7 @@ import click
 
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
+    "adstash": "fairpool.cli.adstash:adstash",
     "classad": "fairpool.cli.classad:classad",
     "config_val": "fairpool.cli.config_val:config_val",
     "demo": "fairpool.cli.demo:demo",

@@ -200,6 +200,13 @@ RequestedAcctGroup)
 IMMUTABLE_JOB_ATTRS = $(IMMUTABLE_JOB_ATTRS) AcctGroup AcctGroupUser AccountingGroup
 """
 
+_GANGLIA = """
+DAEMON_LIST = $(DAEMON_LIST) GANGLIAD
+"""
+_ADSTASH = """
+DAEMON_LIST = $(DAEMON_LIST) ADSTASH
+"""
+
 TEMPLATES: dict[tuple[str, str], str] = {
     ("POLICY", "DESKTOP"): _DESKTOP,
     ("POLICY", "UWCS_DESKTOP"): _UWCS_DESKTOP,
@@ -209,6 +216,8 @@ TEMPLATES: dict[tuple[str, str], str] = {
     ("FEATURE", "STATICSLOTS"): _STATIC_SLOTS,
     ("FEATURE", "GPUS"): _GPUS,
     ("FEATURE", "ASSIGNACCOUNTINGGROUP"): _ASSIGN_ACCOUNTING_GROUP,
+    ("FEATURE", "GANGLIA"): _GANGLIA,
+    ("FEATURE", "ADSTASH"): _ADSTASH,
 }
 
 _ARG = re.compile(r"\$\((\d+)(\?|:(?:[^()]|\([^()]*\))*)?\)")

@@ -277,6 +277,11 @@ class Collector:
             found.append(ad)
         return found
 
+    def parsed_ads(self) -> list[ClassAd]:
+        """Every ad as parsed (public attributes only), for a reader in this process
+        that only reads them (the pool's /metrics): no JSON, no copies."""
+        return [entry.classad() for _, table in self._tables(ANY) for entry in table.values()]
+
     def expire(self, now: float) -> int:
         gone = 0
         for kind, table in list(self.ads.items()):

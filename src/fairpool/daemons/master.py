@@ -4,10 +4,12 @@
 ``CONDOR_CONFIG``, else the pool directory's own ``condor_config``, written with a
 personal pool's settings the first time), makes the pool's directories (``LOCAL_DIR``
 is the pool directory unless the configuration sets it), opens the pool's database,
-starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, DEFRAG;
-MASTER itself) and serves their APIs under ``/collector``, ``/negotiator``, ``/schedd``,
-``/startd``, ``/defrag`` and ``/master`` on 127.0.0.1. Their timers run on one event heap paced by
-the wall clock (runtime/realtime.py).
+starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, DEFRAG,
+GANGLIAD, ADSTASH; MASTER itself) and serves their APIs under ``/collector``,
+``/negotiator``, ``/schedd``, ``/startd``, ``/defrag`` and ``/master`` on 127.0.0.1, with
+the pool's metrics for Prometheus at ``/metrics`` (metrics_api.py) and the web dashboard
+at ``/dashboard/`` (web/). Their timers run on one event heap paced by the wall clock
+(runtime/realtime.py).
 
 The port is ``COLLECTOR_HOST``'s when the collector runs here (``:0``, a personal pool's
 setting, takes any free port); the address is written to ``LOCAL_DIR/address`` for the
@@ -44,6 +46,8 @@ from ..config import Config, load_config
 from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import open_database
+from ..web import mount_dashboard
+from .adstash import AdstashDaemon, adstash_router
 from .app import daemon_app
 from .client import Api
 from .collector import Collector
@@ -51,6 +55,8 @@ from .context import Context, PoolPaths, knob_int
 from .defrag import DefragDaemon
 from .defrag_api import defrag_router
 from .errors import ApiError
+from .gangliad import Gangliad, gangliad_router
+from .metrics_api import PoolMetrics
 from .negotiator import Negotiator
 from .negotiator_api import negotiator_router
 from .schedd import Schedd
@@ -60,7 +66,7 @@ from .startd_api import startd_router
 
 __all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
 
-DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "DEFRAG")
+DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "DEFRAG", "GANGLIAD", "ADSTASH")
 CONFIG_NAME = "condor_config"
 ADDRESS_NAME = "address"
 CEDAR_ADDRESS_NAME = "cedar_address"
@@ -132,6 +138,7 @@ class Master:
         self.cedar: CedarServer | None = None
         self.stopping = asyncio.Event()
         self.ctx: Context | None = None
+        self.metrics: PoolMetrics | None = None
 
     def daemon_list(self) -> list[str]:
         names = [n.upper() for n in self.config.get_list("DAEMON_LIST")]
@@ -174,6 +181,9 @@ class Master:
             app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
         self.cedar = cedar_server(ctx, self.daemons)
         await self.cedar.start(cedar_socket)
+        self.metrics = PoolMetrics(ctx)
+        app.include_router(self.metrics.router())
+        mount_dashboard(app, ctx)
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
         )
@@ -247,6 +257,8 @@ class Master:
         self.ctx.config = self.config
         for daemon in self.daemons.values():
             daemon.reconfig()
+        if self.metrics is not None:
+            self.metrics.reconfig()
         return list(self.daemons)
 
     def _router(self) -> APIRouter:
@@ -298,6 +310,8 @@ _DAEMON_TYPES = {
     "SCHEDD": Schedd,
     "STARTD": StartdDaemon,
     "DEFRAG": DefragDaemon,
+    "GANGLIAD": Gangliad,
+    "ADSTASH": AdstashDaemon,
 }
 _ROUTERS = {
     "COLLECTOR": (Collector.router, "Every daemon's ads, and queries over them"),
@@ -305,4 +319,6 @@ _ROUTERS = {
     "SCHEDD": (schedd_router, "The job queue"),
     "STARTD": (startd_router, "The execute node's slots and claims"),
     "DEFRAG": (defrag_router, "Draining fragmented machines (condor_defrag)"),
+    "GANGLIAD": (gangliad_router, "Metrics sent to Ganglia (condor_gangliad)"),
+    "ADSTASH": (adstash_router, "Job history sent to Elasticsearch (condor_adstash)"),
 }

@@ -42,8 +42,10 @@ from ..classad.vector import SlotColumns
 from ..negotiator import CycleResult, PoolSnapshot, run_cycle, significant_of
 from ..negotiator.configure import accountant_policy, negotiator_params
 from ..negotiator.groups import group_assigner
+from ..negotiator.results import rejection_attributes
 from ..negotiator.submitters import Request, SubmitterQueue, served
 from ..store.accountant_store import AccountantStore
+from .accounting_ads import accounting_ads
 from .client import Api
 from .context import Context, knob_float, knob_int
 from .errors import BadRequest, Conflict, Forbidden, Unavailable
@@ -88,6 +90,7 @@ class Negotiator:
         self.cycles: deque[dict[str, Any]] = deque(maxlen=self.kept)
         self.last_start = 0.0
         self.last_stats: dict[str, Any] = {}
+        self.accounted: set[str] = set()  # records with an Accounting ad in the collector
         self.offered: dict[tuple[str, str], int] = {}  # (schedd, request's job) -> autocluster
         self.columns = SlotColumns([])  # the vector evaluator's columns, kept between cycles
         self._lock: asyncio.Lock | None = None
@@ -271,6 +274,7 @@ class Negotiator:
         self.cycles.append(summary)
         self.last_stats = {
             **result.stats.to_ad_attributes(),
+            **rejection_attributes(result.rejections),
             "LastNegotiationCycleDuration0": round(seconds, 3),
             "LastNegotiationCycleEnd0": int(self.ctx.env.now),
         }
@@ -380,9 +384,27 @@ class Negotiator:
             }
         )
 
+    def accounting(self) -> list[ClassAd]:
+        """The Accounting ads: each record with the last cycle's share and limit."""
+        common = {
+            "NegotiatorName": self.negotiator_name,
+            "Machine": self.ctx.host,
+            "MyCurrentTime": int(self.ctx.env.now),
+        }
+        last = self.cycles[-1] if self.cycles else {}
+        return accounting_ads(list(self.accountant.customers.values()), last, common)
+
     async def advertise(self) -> None:
+        collector = self.api(self.ctx.collector_url)
+        accounting = self.accounting()
+        names = {str(ad["Name"]) for ad in accounting}
         try:
-            await self.api(self.ctx.collector_url).post("/update", {"ads": [ad_to_json(self.ad())]})
+            ads = [ad_to_json(ad) for ad in (self.ad(), *accounting)]
+            await collector.post("/update", {"ads": ads})
+            gone = sorted(self.accounted - names)
+            if gone:
+                await collector.post("/invalidate", {"type": "Accounting", "names": gone})
+            self.accounted = names
         except Unavailable as err:
             self.log.info("cannot advertise: %s", err)
 

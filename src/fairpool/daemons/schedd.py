@@ -78,6 +78,7 @@ __all__ = ["Schedd"]
 HELD_BY_USER, PERIODIC_HOLD = 1, 3  # HoldReasonCode (JobHeldByUser, a job policy expression)
 _ACTIVE = (RUNNING, SUSPENDED, TRANSFERRING_OUTPUT)
 _ADVERTISE_DELAY = 0.2  # seconds: changes close together go to the collector in one update
+_COUNTED = ("JobsSubmitted", "JobsStarted", "JobsExited", "JobsCompleted")
 # qedit may not change these (HTCondor's protected and immutable job attributes)
 _PROTECTED = frozenset(
     n.lower()
@@ -137,6 +138,9 @@ class Schedd:
         self.advertised: set[str] = set()  # submitters with an ad in the collector
         self._advertised_at = -float("inf")
         self._advert_due = False
+        # JobsSubmitted, JobsStarted, JobsExited, JobsCompleted since the schedd started,
+        # as HTCondor's schedd statistics count them (counters for monitoring)
+        self.counts: Counter[str] = Counter()
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
         self.writer = GroupCommit(ctx.engine)
@@ -200,6 +204,7 @@ class Schedd:
         made = [self._cluster(caller, first + n, c, now) for n, c in enumerate(clusters)]
         self.store.submit([(c, rows) for c, _, rows in made], first + len(made))
         self.next_cluster = first + len(made)
+        self.counts["JobsSubmitted"] += sum(len(procs) for _, procs, _ in made)
         for cluster_ad, procs, _ in made:
             self.clusters[cluster_ad["ClusterId"]] = cluster_ad
             self.per_cluster[cluster_ad["ClusterId"]] = len(procs)
@@ -452,6 +457,12 @@ class Schedd:
     async def _claim_now(self, name: str, match: dict[str, Any]) -> None:
         startd = str(match.get("startd"))
         job = self.queue.jobs.get(name)
+        request = ad_to_json(job) if job is not None else {}
+        if isinstance(match.get("submitter"), str):
+            # the slot's AccountingGroup names whom the negotiator charges: the submitter
+            # (group.user@domain, as the simulator's pool and HTCondor's slots have it),
+            # not the job's AccountingGroup attribute, which lacks the domain
+            request["AccountingGroup"] = match["submitter"]
         try:
             reply = await self.api(startd).post(
                 "/claim",
@@ -460,7 +471,7 @@ class Schedd:
                     "claim_id": match.get("claim_id"),
                     "preempting": bool(match.get("preempting")),
                     "schedd": self.url,
-                    "request": ad_to_json(job) if job is not None else {},
+                    "request": request,
                 },
             )
         except Exception as err:
@@ -565,6 +576,7 @@ class Schedd:
         self.starting.discard(name)
         now = self.ctx.env.now
         job = self.queue.begin(name, claim.slot, now)
+        self.counts["JobsStarted"] += 1
         address = f"<{claim.startd.split('://')[-1].split('/')[0]}>"
         self._log(job, shadow.started(job, claim.slot, address, now), now)
         self.dirty.add(name)
@@ -651,7 +663,9 @@ class Schedd:
             return
         outcome = shadow.exited(job, exit, usage, claim.slot_ad, now)
         self._log(job, outcome.event, now)
+        self.counts["JobsExited"] += 1
         if outcome.status == COMPLETED:
+            self.counts["JobsCompleted"] += 1
             self._leave([name], COMPLETED, now)
         else:
             self.queue.vacate(name, now)
@@ -827,6 +841,8 @@ class Schedd:
                 "TotalJobAds": len(self.queue),
                 "MaxJobsRunning": self.max_running,
                 "NumUsers": len(counts),
+                "TotalSuspendedJobs": totals[SUSPENDED],
+                **{n: self.counts[n] for n in _COUNTED},
             }
         )
         return [schedd, *ads]

@@ -414,8 +414,9 @@ def _result(
     for name in sorted(names):
         priority = state.priorities(name)
         held = state.usage.get(name, Usage())
+        share, limit = state.shares.get(name, (None, None))
         summaries[name] = SubmitterSummary(
-            priority.rup, priority.eup, priority.factor, held.weight, held.count
+            priority.rup, priority.eup, priority.factor, held.weight, held.count, share, limit
         )
     return CycleResult(
         time=stats.time,

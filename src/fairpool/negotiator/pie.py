@@ -54,6 +54,8 @@ class CycleState:
     spins: int = 0
     pies: int = 0
     share_limited: set[str] = field(default_factory=set)
+    # each submitter's (share, limit) from its first spin (SubmitterShare, SubmitterLimit)
+    shares: dict[str, tuple[float, float]] = field(default_factory=dict)
     # (job, turn) -> whether a slot left out of ``slots`` would have added the
     # PREEMPTION_REQUIREMENTS reason (negotiator/ledger.py)
     busy_policy: Callable[[ClassAd, Turn], bool] | None = None
@@ -150,7 +152,9 @@ def _limits(state: CycleState, pie: _Pie) -> dict[str, tuple[float, float]]:
         if state.params.ignore_user_priorities:
             limit = _INFINITE
         else:
-            limit = max(0.0, most / (eup * normal) * size - usage)
+            share = most / (eup * normal)
+            state.shares.setdefault(name, (share, share * size))
+            limit = max(0.0, share * size - usage)
         unclaimed = min(limit, group_room)
         if not state.params.consider_preemption:
             limit = unclaimed

@@ -3,12 +3,20 @@ HTCondor publishes in the negotiator ad as ``LastNegotiationCycle*``."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..accounting.accountant import Usage
 
-__all__ = ["CycleResult", "CycleStats", "Match", "Rejection", "SubmitterSummary"]
+__all__ = [
+    "CycleResult",
+    "CycleStats",
+    "Match",
+    "Rejection",
+    "SubmitterSummary",
+    "rejection_attributes",
+]
 
 NO_PREEMPTION, RANK, PRIORITY = "NoPreemption", "Rank", "Priority"
 
@@ -46,6 +54,11 @@ class SubmitterSummary:
     factor: float
     usage: float  # weighted, after this cycle's matches
     running: int  # slots held, after this cycle's matches
+    # the first spin's pie share (a fraction) and the weight it allows (HTCondor's
+    # SubmitterShare and SubmitterLimit); None where the submitter had no pie turn or
+    # priorities are ignored
+    share: float | None = None
+    limit: float | None = None
 
 
 @dataclass
@@ -87,6 +100,19 @@ class CycleStats:
                 value = [v for v in value.split(", ") if v]
             setattr(stats, key, value)
         return stats
+
+
+def rejection_attributes(rejections: list[Rejection]) -> dict[str, int]:
+    """The cycle's rejections counted by reason, as negotiator-ad attributes
+    ``LastNegotiationCycleRejections<Reason>0`` (the reason's words run together:
+    "no match found" is ``...RejectionsNoMatchFound0``), for monitoring."""
+    counts: dict[str, int] = {}
+    for rejection in rejections:
+        words = re.findall(r"[A-Za-z0-9]+", rejection.reason)
+        reason = "".join(word[:1].upper() + word[1:].lower() for word in words) or "Other"
+        name = f"LastNegotiationCycleRejections{reason}0"
+        counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def _fields(value: Match | Rejection) -> dict[str, Any]:
