@@ -104,13 +104,18 @@ class JobFactory:
         template = self._expand(spec, 1, 0)
         probe = self._expand(spec, 4099, 1_700_000_000)
         copies = [_moved(ad, 4099, 1_700_000_000) for ad in template]
-        if list(map(str, copies)) != list(map(str, probe)):
+        same = _Same()
+        if len(copies) != len(probe) or not all(map(same.ads, copies, probe)):
             return None
+        shared: dict[int, Expr] = {}  # a cluster's jobs share most expressions: hash each once
         for ad in template:
             for name in ad:
                 expr = ad.lookup(name)
                 if expr.const is NOT_CONST:
-                    ad.insert_expr(name, self._shared.setdefault(expr, expr))
+                    found = shared.get(id(expr))
+                    if found is None:
+                        found = shared[id(expr)] = self._shared.setdefault(expr, expr)
+                    ad.insert_expr(name, found)
         return template
 
     def _cluster(self) -> int:
@@ -131,6 +136,32 @@ def _moved(template: ClassAd, first_cluster: int, qdate: int) -> ClassAd:
         }
     )
     return ad
+
+
+class _Same:
+    """Whether two ads print alike (``str``), comparing expression by expression: the
+    jobs of one expansion share their expression objects, so most are the same object
+    and only the others are printed."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[int, int], bool] = {}
+        self.keep: list[Expr] = []  # keep ids valid while known
+
+    def ads(self, a: ClassAd, b: ClassAd) -> bool:
+        names = list(a)
+        return names == list(b) and all(self.exprs(a.lookup(n), b.lookup(n)) for n in names)
+
+    def exprs(self, a: Expr, b: Expr) -> bool:
+        if a is b:
+            return True
+        if a.const is not NOT_CONST or b.const is not NOT_CONST:
+            return type(a.const) is type(b.const) and repr(a.const) == repr(b.const)
+        key = (id(a), id(b))
+        found = self.known.get(key)
+        if found is None:
+            found = self.known[key] = str(a) == str(b)
+            self.keep += (a, b)
+        return found
 
 
 def _cluster_of(ad: ClassAd) -> int:
