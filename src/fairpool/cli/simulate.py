@@ -24,7 +24,6 @@ from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
 from ..sim.plots import plot_all
 from ..sim.runner import Simulation
-from ..sim.runner import simulate as run_scenario
 from ..sim.scenario import Scenario, load_scenario
 from ..sim.summary import summarize
 from .errors import fail
@@ -104,21 +103,33 @@ def simulate(
 
 
 def _run(scenario: Scenario, quiet: bool) -> Simulation:
+    """Run a scenario; first say which jobs no machine can run (always: it is a warning
+    about the scenario, not progress), then show progress with the commonest reason the
+    negotiator gave since the last sample for turning requests down."""
+    sim = Simulation(scenario)
+    for found in sim.check():
+        click.echo(f"fairpool: warning: {scenario.source}: {found.describe()}", err=True)
     if quiet:
-        return run_scenario(scenario)
+        return sim.run()
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn("{task.percentage:>5.1f}%"),
         TimeElapsedColumn(),
+        TextColumn("{task.fields[waiting]}"),
     )
+    name = Path(scenario.source).name
     with Progress(*columns, transient=True, console=_stderr()) as progress:
-        task = progress.add_task(Path(scenario.source).name, total=1.0)
+        task = progress.add_task(name, total=1.0, waiting="")
 
         def update(done: float) -> None:
-            progress.update(task, completed=done)
+            idle = len(sim.pool.queue.idle)
+            top = sim.recorder.waiting_for()
+            waiting = f"{idle:,} idle" + (f"; mostly {top[0]} ({top[1]})" if top else "")
+            progress.update(task, completed=done, waiting=waiting)
 
-        return run_scenario(scenario, update)
+        sim.progress = update
+        return sim.run()
 
 
 def _stderr():

@@ -57,11 +57,20 @@ class JobFactory:
             self._rngs[stream] = random.Random(f"{self.seed}:{stream}")
         return self._rngs[stream]
 
-    def submit(self, spec: JobSpec, now: float) -> list[NewJob]:
-        """One submission of a ``[[jobs]]`` description at ``now``."""
+    def first_submission(self, spec: JobSpec) -> list[ClassAd]:
+        """The ads one submission of the description gives (clusters from 1, time 0),
+        without submitting them: what sim/unmatchable.py checks before the run."""
+        template = self._template_of(spec)
+        return template if template is not None else self._expand(spec, 1, 0)
+
+    def _template_of(self, spec: JobSpec) -> list[ClassAd] | None:
         if spec.index not in self._copies:
             self._copies[spec.index] = self._copyable(spec)
-        template = self._copies[spec.index]
+        return self._copies[spec.index]
+
+    def submit(self, spec: JobSpec, now: float) -> list[NewJob]:
+        """One submission of a ``[[jobs]]`` description at ``now``."""
+        template = self._template_of(spec)
         if template is None:
             ads = self._expand(spec, self.next_cluster, int(now))
         else:

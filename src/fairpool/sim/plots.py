@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+from typing import TYPE_CHECKING
 
 from .recorder import Recorder
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["TOP", "plot_all", "series"]
 
@@ -76,13 +75,12 @@ def line_plot(
     path: Path, data: Series, ylabel: str, title: str, styles: dict[str, str] | None = None
 ) -> Path:
     """One line per series; ``styles`` may give a series a format such as ``"C1--"``."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure()
     for number, (name, (hours, values)) in enumerate(sorted(data.items())):
         style = (styles or {}).get(name, f"C{number % 10}-")
         ax.plot(hours, values, style, label=name, linewidth=1.5)
     _finish(fig, ax, ylabel, title, bool(data))
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
@@ -94,7 +92,7 @@ def group_plot(path: Path, recorder: Recorder, title: str) -> Path:
         used.append(g.usage)
         quota.append(g.quota)
     busiest = sorted(usage, key=lambda n: (-sum(usage[n][1]), n))[:TOP]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure()
     for number, name in enumerate(sorted(busiest)):
         hours, used, quota = usage[name]
         color = f"C{number % 10}"
@@ -102,7 +100,6 @@ def group_plot(path: Path, recorder: Recorder, title: str) -> Path:
         ax.plot(hours, quota, "--", color=color, label=f"{name} quota")
     _finish(fig, ax, "Slot weight", title or "Group usage against quota", bool(busiest))
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
@@ -112,7 +109,7 @@ def wait_plot(path: Path, recorder: Recorder, names: list[str], title: str) -> P
         wait = record.wait()
         if wait is not None:
             waits[record.submitter if record.submitter in names else "others"].append(wait / 3600)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure()
     for name in sorted(waits):
         values = sorted(waits[name])
         fractions = [(i + 1) / len(values) for i in range(len(values))]
@@ -120,11 +117,19 @@ def wait_plot(path: Path, recorder: Recorder, names: list[str], title: str) -> P
     _finish(fig, ax, "Fraction of started jobs", title or "Wait before first start", bool(waits))
     ax.set_xlabel("Wait (hours)")
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
-def _finish(fig, ax, ylabel: str, title: str, legend: bool) -> None:
+def _figure():
+    """A figure and its axes, drawn by Agg (no display). matplotlib is imported here, when
+    a plot is first drawn: a run with --no-plots never loads it (about 2 s)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4.5))
+    return fig, fig.add_subplot()
+
+
+def _finish(fig: Figure, ax, ylabel: str, title: str, legend: bool) -> None:
     ax.set_xlabel("Time (hours)")
     ax.set_ylabel(ylabel)
     if title:

@@ -41,6 +41,7 @@ from .scenario import Scenario, Settings
 from .shortcuts import preemption_possible, ranks_vary
 from .startd_policy import EPOCH_WEEKDAY
 from .startds import Startds
+from .unmatchable import Unmatchable, unmatchable
 from .workload import JobSpec, TraceSpec
 
 __all__ = ["Simulation", "simulate"]
@@ -78,11 +79,20 @@ class Simulation:
         self.keep_idle: list[JobSpec] = []
         self.made: Counter[str] = Counter()  # machines (per table) and submissions (per source)
         self.ranked = False
+        self.unmatchable: list[Unmatchable] | None = None
         self._cores: float | None = None  # cores(), until machines change
         self.startds = Startds(self.pool, self.env, self._report, self._suspended, self._resumed)
 
     # -- running ----------------------------------------------------------------------
+    def check(self) -> list[Unmatchable]:
+        """The jobs no machine of the scenario can run (sim/unmatchable.py), found before
+        the run; summary.json lists them."""
+        if self.unmatchable is None:
+            self.unmatchable = unmatchable(self)
+        return self.unmatchable
+
     def run(self) -> Simulation:
+        self.check()
         for spec in self.scenario.machines:
             self.add_machines(spec)
         for spec in self.scenario.jobs:
@@ -128,6 +138,8 @@ class Simulation:
         self.new_submitters.clear()
         if result.groups:
             self.quotas = {name: g["subtree_quota"] for name, g in result.groups.items()}
+        for rejection in result.rejections:
+            self.recorder.rejected(rejection.submitter, rejection.reason)
         started = self.pool.apply(result, now)
         self._drain_vacated(now)
         for start in started:
