@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..classad import ClassAd, Expr
 from ..classad.scope import NOT_CONST
 from ..submit import parse_submit
+from .queue_file import QueueSpec, queued_jobs
 from .traces import TraceJob, read_htcondor, read_swf
 from .workload import JobSpec, TraceSpec
 
@@ -78,6 +79,13 @@ class JobFactory:
         self.next_cluster = max(_cluster_of(ad) for ad in ads) + 1 if ads else self.next_cluster
         draws = self.rng(f"runtime:{spec.index}")
         return [NewJob(ad, spec.runtime.sample(draws), spec.label) for ad in ads]
+
+    def queue(self, spec: QueueSpec, now: float) -> list[NewJob]:
+        """A queue file's jobs, submitted at ``now`` (sim/queue_file.py)."""
+        rng = self.rng(f"runtime:queue{spec.index}")
+        jobs = queued_jobs(spec, self.next_cluster, now, rng)
+        self.next_cluster = max((_cluster_of(ad) for ad, _ in jobs), default=0) + 1
+        return [NewJob(ad, runtime, spec.label) for ad, runtime in jobs]
 
     def trace_job(self, spec: TraceSpec, job: TraceJob, now: float) -> NewJob:
         """A trace job as a job ad: its user, group and cores."""

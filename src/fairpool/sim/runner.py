@@ -35,6 +35,7 @@ from .events import apply_event
 from .machines import MachineSpec, machine_slots
 from .negotiation import negotiate
 from .pool import Pool, Started
+from .queue_file import QueueSpec
 from .recorder import Recorder
 from .sampling import take_sample
 from .scenario import Scenario, Settings
@@ -102,6 +103,8 @@ class Simulation:
                 self.env.process(self._submissions(spec))
         for trace in self.scenario.traces:
             self.env.process(self._trace(trace))
+        for queue in self.scenario.queues:
+            self.env.at(self.env.now + queue.at, lambda q=queue: self.submit_queue(q))
         for event in self.scenario.events:
             self.env.at(self.env.now + event.at, lambda e=event: apply_event(e, self))
         self.env.process(self._negotiator())
@@ -183,6 +186,10 @@ class Simulation:
             if start + job.submit > self.env.now:
                 yield start + job.submit - self.env.now
             self.submit([self.factory.trace_job(spec, job, self.env.now)])
+
+    def submit_queue(self, spec: QueueSpec) -> None:
+        """A queue file's jobs join the queue (sim/queue_file.py)."""
+        self.submit(self.factory.queue(spec, self.env.now))
 
     def _refill(self, now: float) -> None:
         """Keep ``keep_idle`` sources topped up before each cycle."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..classad import ClassAd
@@ -44,7 +44,7 @@ class Unmatchable:
     source: str  # the table's label, e.g. "[[jobs]] 2"
     owner: str
     jobs: int  # jobs of one submission in this autocluster
-    example: ClassAd
+    example: ClassAd = field(repr=False)
     reason: str
 
     def describe(self) -> str:
@@ -61,7 +61,7 @@ def unmatchable(sim: Simulation) -> list[Unmatchable]:
     scenario = sim.scenario
     specs = list(scenario.machines)
     specs += [e.machines for e in scenario.events if e.machines is not None]
-    if not specs or not scenario.jobs:
+    if not specs or not (scenario.jobs or scenario.queues):
         return []
     now = scenario.simulation.start
     firsts = [slot for spec in specs for slot in _first_machine(spec)]
@@ -69,15 +69,19 @@ def unmatchable(sim: Simulation) -> list[Unmatchable]:
     signatures = Signatures(significant_of(firsts, params, now))
     every: list[ClassAd] | None = None
     found = []
-    for spec in scenario.jobs:
-        for job, count in _autoclusters(sim.factory.first_submission(spec), signatures):
+    sources = [(s.label, sim.factory.first_submission(s)) for s in scenario.jobs]
+    sources += [(queue.label, list(queue.ads)) for queue in scenario.queues]
+    for label, jobs in sources:
+        for job, count in _autoclusters(jobs, signatures):
             if any(symmetric_match(job, slot, now=now) for slot in firsts):
                 continue
             if every is None:
                 every = [slot for spec in specs for slot in machine_slots(spec, 1)]
             if any(symmetric_match(job, slot, now=now) for slot in every):
                 continue
-            found.append(Unmatchable(spec.label, spec.owner, count, job, _reason(job, every, now)))
+            owner = job.eval("Owner") if "Owner" in job else None
+            owner = owner if isinstance(owner, str) else "?"
+            found.append(Unmatchable(label, owner, count, job, _reason(job, every, now)))
     return found
 
 
@@ -114,6 +118,8 @@ def _autoclusters(jobs: Iterable[ClassAd], signatures: Signatures) -> list[tuple
 
 
 def _reason(job: ClassAd, slots: Sequence[ClassAd], now: float) -> str:
+    if "Requirements" not in job:
+        return "match no machine: they have no Requirements (such a job matches nothing)"
     rows = steps(job, slots, now)
     alone = [row for row in rows if row.number == 0 or row.number % 2 == 1]
     failing = next((row for row in alone if row.matched == 0), None)
