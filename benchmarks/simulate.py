@@ -17,8 +17,9 @@ runs; its peak memory is its maximum resident set):
 * ``readme``: the README's main job, ``fairpool simulate examples/two_users.toml --out
   DIR`` as a new user runs it (plots and all). Goal: under 30 s.
 
-Run: ``nice python benchmarks/simulate.py [STORY ...] [--days D]`` (all stories when none
-is named; ``month`` at 30 days takes the longest).
+Run: ``nice python benchmarks/simulate.py [STORY ...] [--days D --slots S --jobs J]`` (all
+stories when none is named; ``month`` at 30 days takes the longest; ``make bench`` runs a
+small month).
 """
 
 from __future__ import annotations
@@ -65,9 +66,10 @@ def two_users() -> str:
     return text + _queued("A", 100_000, "0h", uniform) + _queued("B", 100_000, "48h", uniform)
 
 
-def month(days: float, slots: int = 10_000, jobs: int = 1_000_000, users: int = 20) -> str:
+def month(days: float, slots: int, jobs: int | None, users: int = 20) -> str:
+    """``jobs`` over the ``days`` (default: 1,000,000 a month, pro rata)."""
     seconds = days * 86400
-    jobs = round(jobs * days / 30)
+    jobs = round(1_000_000 * days / 30) if jobs is None else jobs
     rate = jobs / seconds / users  # per user, per second
     mean = 0.9 * slots * seconds / jobs  # run time that keeps the pool 90 % busy
     text = f'[simulation]\nduration = {seconds}\nnegotiator_interval = "60s"\n'
@@ -100,7 +102,7 @@ def measure(args: list[str], work: Path) -> tuple[float, float, float, dict]:
     return cpu, wall, after.ru_maxrss / 1024, summary
 
 
-def run(story: str, days: float) -> None:
+def run(story: str, days: float, slots: int, jobs: int | None) -> None:
     with tempfile.TemporaryDirectory(prefix="fairpool-bench-") as tmp:
         work = Path(tmp)
         if story == "readme":
@@ -108,12 +110,12 @@ def run(story: str, days: float) -> None:
         else:
             text = {"two-users": two_users, "big-queue": big_queue}.get(story)
             scenario = work / "scenario.toml"
-            scenario.write_text(text() if text else month(days))
+            scenario.write_text(text() if text else month(days, slots, jobs))
             args = [str(scenario), "--quiet", "--no-plots"]
         cpu, wall, peak, summary = measure(args, work)
     pool = summary["pool"]
     goal = GOALS[story]
-    label = f"{story} ({days:g} days)" if story == "month" else story
+    label = f"{story} ({days:g} days, {slots:,} slots)" if story == "month" else story
     verdict = "no goal"
     if goal is not None:
         verdict = f"goal < {goal:g} s: {'met' if cpu < goal else 'MISSED'}"
@@ -130,9 +132,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stories", nargs="*", choices=list(GOALS), default=[])
     parser.add_argument("--days", type=float, default=30.0, help="length of the month story")
+    parser.add_argument("--slots", type=int, default=10_000, help="slots of the month story")
+    parser.add_argument("--jobs", type=int, help="jobs of the month story over its --days")
     args = parser.parse_args()
     for story in args.stories or list(GOALS):
-        run(story, args.days)
+        run(story, args.days, args.slots, args.jobs)
 
 
 if __name__ == "__main__":

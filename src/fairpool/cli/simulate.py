@@ -26,8 +26,10 @@ from ..sim.plots import plot_all
 from ..sim.runner import Simulation
 from ..sim.scenario import Scenario, load_scenario
 from ..sim.summary import summarize
+from ..sim.sweep import load_sweep
 from .errors import fail
 from .outputs import result_directory, writable_directory
+from .sweep import sweep_command
 
 __all__ = ["simulate"]
 
@@ -37,6 +39,21 @@ __all__ = ["simulate"]
 @click.option("--out", "out", required=True, metavar="DIR", help="Directory for the results.")
 @click.option(
     "--compare", is_flag=True, help="Run two scenarios and write their differences side by side."
+)
+@click.option(
+    "--sweep",
+    is_flag=True,
+    help="Run every point of the configuration grid SWEEP.toml gives (docs/simulate.md).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --sweep: run the points on this Dask scheduler (tcp://host:8786).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="With --sweep: local processes running points (default: one per core).",
 )
 @click.option("--no-plots", is_flag=True, help="Write the numbers only (no PNG files).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -65,6 +82,9 @@ def simulate(
     scenarios: tuple[str, ...],
     out: str,
     compare: bool,
+    sweep: bool,
+    scheduler: str | None,
+    workers: int | None,
     no_plots: bool,
     quiet: bool,
     max_jobs: int,
@@ -72,9 +92,19 @@ def simulate(
     max_cycles: int,
 ) -> None:
     """Simulate a pool over a workload and report what each user and group gets."""
+    limits = Limits(jobs=max_jobs, machines=max_machines, cycles=max_cycles)
+    if sweep or scheduler or workers:
+        if not sweep or compare or len(scenarios) != 1:
+            fail("give one SWEEP.toml with --sweep (--scheduler and --workers go with it)")
+        writable_directory(out, "--out")
+        try:
+            grid = load_sweep(scenarios[0], limits)
+        except (InputError, ClassAdSyntaxError) as err:
+            fail(str(err).splitlines()[0])
+        sweep_command(grid, Path(out), no_plots, scheduler, workers)
+        return
     if compare != (len(scenarios) == 2) or len(scenarios) > 2:
         fail("give one SCENARIO, or --compare with two")
-    limits = Limits(jobs=max_jobs, machines=max_machines, cycles=max_cycles)
     writable_directory(out, "--out")
     try:
         loaded = [load_scenario(path, limits) for path in scenarios]

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .recorder import Recorder
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["TOP", "plot_all", "series"]
+    from .sweep import Sweep
+
+__all__ = ["TOP", "plot_all", "series", "sweep_plot"]
 
 TOP = 8
 Series = dict[str, tuple[list[float], list[float]]]
@@ -118,6 +120,43 @@ def wait_plot(path: Path, recorder: Recorder, names: list[str], title: str) -> P
     ax.set_xlabel("Wait (hours)")
     fig.savefig(path, dpi=100)
     return path
+
+
+def sweep_plot(path: Path, sweep: Sweep, rows: list[list[Any]], figure: str) -> Path:
+    """One figure of a sweep (sim/sweep.py) against the grid's first knob, one line per
+    combination of the other knobs' values."""
+    header, body = rows[0], rows[1:]
+    knobs = [name for name, _ in sweep.grid]
+    column = header.index(figure)
+    xs = [row[1] for row in body]
+    numeric = all(type(x) in (int, float) for x in xs)
+    places = {x: n for n, x in enumerate(dict.fromkeys(xs))}
+    lines: dict[str, tuple[list[float], list[float]]] = {}
+    for row in body:
+        value = row[column]
+        if type(value) not in (int, float):
+            continue
+        others = zip(knobs[1:], row[2 : len(knobs) + 1], strict=True)
+        name = ", ".join(f"{k} = {v}" for k, v in others) or figure
+        x = row[1] if numeric else places[row[1]]
+        lines.setdefault(name, ([], []))[0].append(x)
+        lines[name][1].append(value)
+    fig, ax = _figure()
+    for number, (name, (x, y)) in enumerate(lines.items()):
+        ax.plot(x, y, "o-", color=f"C{number % 10}", label=name)
+    if not numeric:
+        ax.set_xticks(list(places.values()), [str(x) for x in places])
+    _finish(fig, ax, figure, Path(sweep.source).name, len(lines) > 1)
+    ax.set_xlabel(knobs[0])
+    if not lines:
+        _empty(ax, f"no numeric values of {figure}")
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def _empty(ax, text: str) -> None:
+    """Say so on a plot that has nothing to show."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="0.4")
 
 
 def _figure():

@@ -85,11 +85,14 @@ class Scenario:
     queues: tuple[QueueSpec, ...] = ()  # [[jobs]] tables that name a queue file
 
 
-def load_scenario(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Scenario:
-    """The scenario in ``path``, checked whole (traces read, sizes within ``limits``)."""
+def load_scenario(
+    path: str | Path, limits: Limits = DEFAULT_LIMITS, more_config: str = ""
+) -> Scenario:
+    """The scenario in ``path``, checked whole (traces read, sizes within ``limits``);
+    ``more_config``: knobs read after its ``[config]`` (a sweep's point, sim/sweep.py)."""
     path = Path(path)
     text = read_text(path, ScenarioError, "the scenario")
-    return parse_scenario(text, str(path), path.parent, limits)
+    return parse_scenario(text, str(path), path.parent, limits, more_config)
 
 
 def parse_scenario(
@@ -97,6 +100,7 @@ def parse_scenario(
     source: str = "<scenario>",
     base: Path | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    more_config: str = "",
 ) -> Scenario:
     try:
         data = tomllib.loads(text)
@@ -111,7 +115,8 @@ def parse_scenario(
         raise ScenarioError("not TOML: arrays or tables nest too deeply", source) from None
     Table(data, source, "scenario", base).allow(_TOP)
     simulation = _simulation(Table(data.get("simulation", {}), source, "[simulation]", base))
-    config = settings(*_config_text(data, source, base))
+    text, where = _config_text(data, source, base)
+    config = settings(f"{text}\n{more_config}" if more_config else text, where)
     machines: tuple[MachineSpec, ...] = ()
     for n, table in enumerate(_array(data, "machines", source, base), 1):
         if table.has("file"):  # a real pool's slot ads
