@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import subprocess
 import sys
 import tempfile
@@ -89,17 +89,19 @@ def big_queue() -> str:
 
 
 def measure(args: list[str], work: Path) -> tuple[float, float, float, dict]:
-    """Run ``fairpool simulate ARGS --out work/out``: CPU seconds, wall seconds, peak
-    MiB, and summary.json."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Run ``fairpool simulate ARGS --out work/out``: its CPU seconds, wall seconds, peak
+    MiB (that process's own, from wait4), and summary.json."""
     began = time.perf_counter()
     command = [sys.executable, "-m", "fairpool.cli", "simulate", *args, "--out", str(work / "out")]
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - began
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(command)}: exit status {child.returncode}")
+    cpu = usage.ru_utime + usage.ru_stime
     summary = json.loads((work / "out" / "summary.json").read_text())
-    return cpu, wall, after.ru_maxrss / 1024, summary
+    return cpu, wall, usage.ru_maxrss / 1024, summary
 
 
 def run(story: str, days: float, slots: int, jobs: int | None) -> None:
@@ -117,7 +119,9 @@ def run(story: str, days: float, slots: int, jobs: int | None) -> None:
     goal = GOALS[story]
     label = f"{story} ({days:g} days, {slots:,} slots)" if story == "month" else story
     verdict = "no goal"
-    if goal is not None:
+    if story == "month" and (days, slots, jobs) != (30.0, 10_000, None):
+        verdict = "shortened: the goal is for the full 30 days"
+    elif goal is not None:
         verdict = f"goal < {goal:g} s: {'met' if cpu < goal else 'MISSED'}"
     print(
         f"{label}: {cpu:.1f} s CPU ({wall:.1f} s wall), {verdict}; peak {peak:.0f} MiB; "

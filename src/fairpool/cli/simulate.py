@@ -22,7 +22,7 @@ from ..errors import ClassAdSyntaxError, InputError
 from ..sim.compare import difference, plot_comparison
 from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
-from ..sim.plots import plot_all
+from ..sim.plots import plot_all, scenario_marks
 from ..sim.runner import Simulation
 from ..sim.scenario import Scenario, load_scenario
 from ..sim.summary import summarize
@@ -172,7 +172,7 @@ def _write(out: Path, run: Simulation, no_plots: bool) -> dict:
     summary = summarize(run)
     write_outputs(out, run.recorder, summary)
     if not no_plots:
-        plot_all(out, run.recorder, Path(run.scenario.source).stem)
+        plot_all(out, run.recorder, Path(run.scenario.source).stem, scenario_marks(run.scenario))
     return summary
 
 
