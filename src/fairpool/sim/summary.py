@@ -151,7 +151,7 @@ def water_fill(pool: float, demand: dict[str, tuple[float, float]]) -> dict[str,
     active = {n for n, (want, _) in demand.items() if want > 0}
     while active and left > 1e-12:
         weights = {n: 1.0 / demand[n][1] for n in active}
-        total = sum(weights.values())
+        total = math.fsum(weights.values())  # exact: a set's order changes with the hash seed
         capped = {n for n in active if demand[n][0] - out[n] <= left * weights[n] / total}
         if not capped:
             for n in sorted(active):
