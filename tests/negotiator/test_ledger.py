@@ -87,7 +87,7 @@ def test_the_ledger_decides_as_the_plain_cycle(pool_spec):
     view = accountant.view().__getitem__
     for step in range(2):
         now = NOW + 60 * step
-        plain = run_cycle(pool.snapshot(now), view, params, now=now)
+        plain = run_cycle(pool.snapshot(now, params), view, params, now=now)
         kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
         assert _decisions(kept) == _decisions(plain)
         pool.apply(plain, now)

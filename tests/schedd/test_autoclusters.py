@@ -297,3 +297,43 @@ def test_counted_requests_never_match_more_jobs_than_an_autocluster_has(slot_spe
     idle = Counter(f"{j['Owner']}@{DOMAIN}" for j in jobs)
     for submitter, times in Counter(m.submitter for m in result.matches).items():
         assert times <= idle[submitter]
+
+
+@settings(max_examples=EXAMPLES * 4 // 10, deadline=None)
+@given(st.lists(job_specs, min_size=1, max_size=25), st.data())
+def test_members_read_each_autocluster_in_schedd_order_through_comings_and_goings(specs, data):
+    """What the simulator reads (requests with ``members``): every idle job of the
+    autocluster in schedd order, however far a cycle reads, after jobs left, came back
+    (vacated) and were read part of the way before."""
+    jobs = build_jobs(specs)
+    names = [_name(j) for j in jobs]
+    index = indexed(jobs)
+    idle = set(names)
+    for _ in range(3):
+        queues = index.requests(SIGNIFICANT, members=True)
+        for submitter, queue in queues.items():
+            for request in queue.requests:
+                assert request.count is None and request.members is not None
+                members = request.members
+                expected = sorted(
+                    (
+                        j
+                        for j in jobs
+                        if _name(j) in idle
+                        and index.autocluster_of(_name(j)) == request.autocluster
+                        and f"{j['Owner']}@{DOMAIN}" == submitter
+                    ),
+                    key=schedd_order,
+                )
+                depth = data.draw(st.integers(0, len(members)))
+                assert [members[k] for k in range(depth)] == expected[:depth]  # part way
+                assert list(members) == expected  # all of it
+                assert request.remaining == len(expected)
+        left = data.draw(st.sets(st.sampled_from(sorted(idle)))) if idle else set()
+        back = data.draw(st.sets(st.sampled_from(names))) - idle
+        for name in left:
+            index.discard(name)
+        for job in jobs:
+            if _name(job) in back:
+                index.add(_name(job), job, f"{job['Owner']}@{DOMAIN}")
+        idle = (idle - left) | back

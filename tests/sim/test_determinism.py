@@ -31,6 +31,7 @@ def test_two_processes_write_the_same_bytes(write_scenario, helpers, tmp_path):
     assert names == [
         "groups.png",
         "jobs.csv",
+        "rejections.csv",
         "running.png",
         "rup.png",
         "summary.json",

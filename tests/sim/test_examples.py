@@ -1,5 +1,6 @@
-"""Every scenario in examples/ loads (the docs run them), and the desktop pool runs its
-startd policy on every machine: its START reads the keyboard."""
+"""Every scenario in examples/ loads (the docs run them), and the desktop pool and the
+OSPool sample run their startd policy on every machine: their START reads the keyboard
+or the clock."""
 
 from pathlib import Path
 
@@ -25,5 +26,8 @@ def test_example_loads(path):
         assert scenario.machines[0].activity.repeat == 7 * 86400
     elif path.stem.startswith("whole_machines"):  # every startd runs, so it can drain
         assert scenario.simulation.startd == "always"
+    elif path.stem == "ospool":  # the OSPool's glideins: START compares GLIDEIN_ToDie
+        assert all(driven) and len(driven) > 100  # with the clock; one machine per startd
+        assert len(scenario.queues) == 1  # and a real CHTC job from a queue file
     else:
         assert not any(driven)  # the seed's examples are dedicated pools

@@ -1,9 +1,12 @@
 """The simulator's shortcuts (shortcuts.py) change how much work a run does, never its
 results: the same scenario with ``shortcuts = false`` (the plain loop: every cycle
-negotiated, usage read from every slot) gives the same files to the byte."""
+negotiated, usage read from every slot) gives the same files to the byte, but for the
+rejection counts, which only negotiated cycles make (the skipped ones make none, and the
+plain loop's as many or more)."""
 
 import dataclasses
 import json
+from collections import Counter
 
 import pytest
 
@@ -58,12 +61,17 @@ def test_shortcuts_give_the_plain_loops_results(write_scenario, helpers, tmp_pat
     plain = dataclasses.replace(
         scenario, simulation=dataclasses.replace(scenario.simulation, shortcuts=False)
     )
-    outputs = {}
+    outputs, rejections = {}, {}
     for name, variant in (("fast", scenario), ("plain", plain)):
         run = simulate(variant)
         summary = summarize(run)
         outputs[name] = (run.recorder.cycles_run, summary["pool"].pop("cycles_negotiated"))
+        # rejections come from negotiated cycles only: a skipped cycle records none
+        rejections[name] = Counter(summary["pool"].pop("rejections"))
+        for entry in summary["submitters"].values():
+            entry.pop("rejections")
         write_outputs(tmp_path / name, run.recorder, summary)
+    assert rejections["fast"] and rejections["fast"] <= rejections["plain"]
     fast, slow = tmp_path / "fast", tmp_path / "plain"
     for file in ("summary.json", "timeseries.csv", "jobs.csv"):
         assert (fast / file).read_bytes() == (slow / file).read_bytes(), file

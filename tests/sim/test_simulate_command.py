@@ -68,4 +68,5 @@ def test_progress_bar_and_no_plots(write_scenario, helpers, tmp_path):
     assert seen[0] == 0 and seen[-1] == 1 and seen == sorted(seen)
     result = CliRunner().invoke(main, ["simulate", str(path), "--out", str(out), "--no-plots"])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["jobs.csv", "summary.json", "timeseries.csv"]
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["jobs.csv", "rejections.csv", "summary.json", "timeseries.csv"]

@@ -1,5 +1,8 @@
 """The arithmetic behind summary.json: entitlement by water-filling and Jain's index."""
 
+import itertools
+import math
+
 import pytest
 
 from fairpool.sim.summary import jain_index, water_fill
@@ -23,3 +26,14 @@ def test_jain_index():
     assert jain_index([1, 0, 0, 0]) == 0.25
     assert jain_index([2, 1]) == pytest.approx(9 / 10)
     assert jain_index([]) is None
+
+
+def test_water_fill_does_not_depend_on_the_order_of_a_set():
+    """1/3 + 1/7 + 1/2.9 rounds differently in different orders, and a set of names is
+    iterated in an order PYTHONHASHSEED decides: the shares are the exact sum's."""
+    eups = {"a": 3.0, "b": 7.0, "c": 2.9}
+    weights = [1 / e for e in eups.values()]
+    assert len({sum(p) for p in itertools.permutations(weights)}) > 1
+    out = water_fill(100, {n: (1000, e) for n, e in eups.items()})
+    total = math.fsum(weights)
+    assert out == {n: 100 * (1 / e) / total for n, e in eups.items()}

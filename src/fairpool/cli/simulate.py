@@ -22,13 +22,14 @@ from ..errors import ClassAdSyntaxError, InputError
 from ..sim.compare import difference, plot_comparison
 from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
-from ..sim.plots import plot_all
+from ..sim.plots import plot_all, scenario_marks
 from ..sim.runner import Simulation
-from ..sim.runner import simulate as run_scenario
 from ..sim.scenario import Scenario, load_scenario
 from ..sim.summary import summarize
+from ..sim.sweep import load_sweep
 from .errors import fail
 from .outputs import result_directory, writable_directory
+from .sweep import sweep_command
 
 __all__ = ["simulate"]
 
@@ -38,6 +39,21 @@ __all__ = ["simulate"]
 @click.option("--out", "out", required=True, metavar="DIR", help="Directory for the results.")
 @click.option(
     "--compare", is_flag=True, help="Run two scenarios and write their differences side by side."
+)
+@click.option(
+    "--sweep",
+    is_flag=True,
+    help="Run every point of the configuration grid SWEEP.toml gives (docs/simulate.md).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --sweep: run the points on this Dask scheduler (tcp://host:8786).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="With --sweep: local processes running points (default: one per core).",
 )
 @click.option("--no-plots", is_flag=True, help="Write the numbers only (no PNG files).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -66,6 +82,9 @@ def simulate(
     scenarios: tuple[str, ...],
     out: str,
     compare: bool,
+    sweep: bool,
+    scheduler: str | None,
+    workers: int | None,
     no_plots: bool,
     quiet: bool,
     max_jobs: int,
@@ -73,9 +92,19 @@ def simulate(
     max_cycles: int,
 ) -> None:
     """Simulate a pool over a workload and report what each user and group gets."""
+    limits = Limits(jobs=max_jobs, machines=max_machines, cycles=max_cycles)
+    if sweep or scheduler or workers:
+        if not sweep or compare or len(scenarios) != 1:
+            fail("give one SWEEP.toml with --sweep (--scheduler and --workers go with it)")
+        writable_directory(out, "--out")
+        try:
+            grid = load_sweep(scenarios[0], limits)
+        except (InputError, ClassAdSyntaxError) as err:
+            fail(str(err).splitlines()[0])
+        sweep_command(grid, Path(out), no_plots, scheduler, workers)
+        return
     if compare != (len(scenarios) == 2) or len(scenarios) > 2:
         fail("give one SCENARIO, or --compare with two")
-    limits = Limits(jobs=max_jobs, machines=max_machines, cycles=max_cycles)
     writable_directory(out, "--out")
     try:
         loaded = [load_scenario(path, limits) for path in scenarios]
@@ -104,21 +133,33 @@ def simulate(
 
 
 def _run(scenario: Scenario, quiet: bool) -> Simulation:
+    """Run a scenario; first say which jobs no machine can run (always: it is a warning
+    about the scenario, not progress), then show progress with the commonest reason the
+    negotiator gave since the last sample for turning requests down."""
+    sim = Simulation(scenario)
+    for found in sim.check():
+        click.echo(f"fairpool: warning: {scenario.source}: {found.describe()}", err=True)
     if quiet:
-        return run_scenario(scenario)
+        return sim.run()
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn("{task.percentage:>5.1f}%"),
         TimeElapsedColumn(),
+        TextColumn("{task.fields[waiting]}"),
     )
+    name = Path(scenario.source).name
     with Progress(*columns, transient=True, console=_stderr()) as progress:
-        task = progress.add_task(Path(scenario.source).name, total=1.0)
+        task = progress.add_task(name, total=1.0, waiting="")
 
         def update(done: float) -> None:
-            progress.update(task, completed=done)
+            idle = len(sim.pool.queue.idle)
+            top = sim.recorder.waiting_for()
+            waiting = f"{idle:,} idle" + (f"; mostly {top[0]} ({top[1]})" if top else "")
+            progress.update(task, completed=done, waiting=waiting)
 
-        return run_scenario(scenario, update)
+        sim.progress = update
+        return sim.run()
 
 
 def _stderr():
@@ -131,7 +172,7 @@ def _write(out: Path, run: Simulation, no_plots: bool) -> dict:
     summary = summarize(run)
     write_outputs(out, run.recorder, summary)
     if not no_plots:
-        plot_all(out, run.recorder, Path(run.scenario.source).stem)
+        plot_all(out, run.recorder, Path(run.scenario.source).stem, scenario_marks(run.scenario))
     return summary
 
 

@@ -48,7 +48,13 @@ from .slots import (
 from .submitters import Request, SubmitterQueue, queues, submitter_of
 from .vector_lists import CandidateSlots, VectorLists
 
-__all__ = ["MATCH_EVALUATORS", "PoolSnapshot", "run_cycle", "significant_of"]
+__all__ = [
+    "MATCH_EVALUATORS",
+    "PoolSnapshot",
+    "run_cycle",
+    "significant_of",
+    "significant_of_standing",
+]
 
 
 @dataclass(frozen=True)
@@ -93,15 +99,9 @@ def run_cycle(
         usage = usage_from_slots(slots, standing.usage)
         pool = pool_weight(slots, params, now, standing.weight)
         mentions = standing.mentions
-    collector = NameCollector()
-    for slot in slots:
-        if slot.mentions is None:
-            slot.mentions = collector.reach(slot.ad)
-    significant = significant_attributes(
-        itertools.chain((s.mentions for s in slots), [mentions]), params
-    )
-    signatures = Signatures(significant, params.negotiate_all_jobs_in_cluster)
     if snapshot.queues is None:
+        significant = _significant(slots, mentions, params)
+        signatures = Signatures(significant, params.negotiate_all_jobs_in_cluster)
         jobs = [j for j in snapshot.jobs if _wanted(j, params, now)]
         by_submitter = queues(jobs, params.accounting_domain, signatures)
     else:
@@ -223,6 +223,23 @@ def _running_submitters(
         if attribute(job, "JobStatus") == 2
     }
     return running
+
+
+def _significant(
+    slots: list[Slot], mentions: frozenset[str], params: NegotiatorParams
+) -> tuple[str, ...]:
+    """The significant attributes of fetched slots (``mentions``: the standing slots')."""
+    collector = NameCollector()
+    for slot in slots:
+        if slot.mentions is None:
+            slot.mentions = collector.reach(slot.ad)
+    return significant_attributes(itertools.chain((s.mentions for s in slots), [mentions]), params)
+
+
+def significant_of_standing(standing: Standing, params: NegotiatorParams) -> tuple[str, ...]:
+    """The job attributes a cycle over a ledger's slots (SlotLedger.standing) tells
+    apart: what the simulator's queue groups its idle jobs on."""
+    return _significant(standing.slots, standing.mentions, params)
 
 
 def significant_of(

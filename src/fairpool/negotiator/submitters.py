@@ -11,7 +11,7 @@ cluster-skipping rule, per autocluster as in HTCondor).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..classad import ClassAd, Expr
@@ -68,20 +68,27 @@ class Request:
 
     A schedd's resource request (schedd/autoclusters.py) gives one job that stands for
     ``count`` jobs of its autocluster, as HTCondor's schedd sends them; ``schedd``
-    names the schedd it came from when several do."""
+    names the schedd it came from when several do. A request from a queue read in
+    place (the simulator's) has ``jobs`` its first job only and ``members`` all of them
+    in schedd order, read as far as matches reach, so each match names its own job."""
 
     autocluster: int
     jobs: list[ClassAd]
     next: int = 0
     count: int | None = None
     schedd: str | None = None
+    members: Sequence[ClassAd] | None = None
 
     @property
     def remaining(self) -> int:
+        if self.members is not None:
+            return len(self.members) - self.next
         return (len(self.jobs) if self.count is None else self.count) - self.next
 
     def job(self) -> ClassAd:
         """The job the next match is for."""
+        if self.members is not None:
+            return self.members[self.next]
         return self.jobs[self.next] if self.count is None else self.jobs[0]
 
 

@@ -4,7 +4,8 @@ HTCondor's schedd does not hand the negotiator every idle job: it groups them in
 autoclusters (jobs equal in every attribute the negotiator says is significant) and
 sends one request per autocluster with a count. This index keeps that grouping up to
 date as jobs become idle and stop being idle, so that a negotiation cycle costs
-autoclusters x slots, not a pass over every idle job.
+autoclusters x slots, not a pass over every idle job. The live schedd and the
+simulator's pool (sim/pool.py) both read it.
 
 The significant attributes come from the negotiator (it derives them from the slots'
 expressions and its own); when they change, every idle job is grouped again. Jobs
@@ -12,16 +13,21 @@ become idle often and negotiation comes rarely, so a new idle job is only noted,
 grouped when the requests are next asked for.
 
 Requests are per submitter, in schedd order (JobPrio, then QDate, ClusterId, ProcId) of
-each autocluster's first job; each names that first job as its representative. When a
-match comes back for a request, ``pick`` gives the job to run: the autocluster's first
-idle job, which may not be the representative any more (as the schedd does).
+each autocluster's first job; each names that first job as its representative, and
+keeps its count and weighted demand (the sum of its jobs' RequestCpus) up to date. When
+a match comes back for a request, ``pick`` gives the job to run: the autocluster's first
+idle job, which may not be the representative any more (as the schedd does). A caller
+that runs the matches itself (the simulator) asks for ``members`` too: each request then
+reads its jobs in schedd order only as far as matches reach, and every match names the
+job it is for.
 """
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..classad import ClassAd
 from ..negotiator.autocluster import Signatures
@@ -34,16 +40,63 @@ _Key = tuple[str, int]  # (submitter, autocluster)
 
 @dataclass(eq=False)
 class _Group:
-    """One submitter's idle jobs of one autocluster: a heap of (schedd order, job)."""
+    """One submitter's idle jobs of one autocluster, in schedd order: ``front`` the first
+    of them already read in order, ``heap`` the rest (with entries left behind by jobs
+    that left: each entry's token must still be the job's to count)."""
 
-    heap: list[tuple[tuple, str]]
-    members: dict[str, tuple]  # job -> its place in schedd order
+    heap: list[tuple[tuple, int, str]] = field(default_factory=list)
+    front: list[tuple[tuple, int, str]] = field(default_factory=list)
+    members: dict[str, tuple[int, float]] = field(default_factory=dict)  # job -> token, cpus
+    weighted: float = 0.0  # the members' RequestCpus
 
-    def first(self) -> str:
-        heap, members = self.heap, self.members
-        while members.get(heap[0][1]) != heap[0][0]:
-            heapq.heappop(heap)  # left (or moved) since it was pushed
-        return heap[0][1]
+    def live(self, entry: tuple[tuple, int, str]) -> bool:
+        found = self.members.get(entry[2])
+        return found is not None and found[0] == entry[1]
+
+    def push(self, entry: tuple[tuple, int, str]) -> None:
+        if self.front and entry < self.front[-1]:
+            bisect.insort(self.front, entry)  # before jobs already read in order
+        else:
+            heapq.heappush(self.heap, entry)
+
+    def nth(self, k: int) -> str:
+        """The k-th member in schedd order (counting from 0), reading the heap as far as
+        needed; stable while no job comes or goes."""
+        front, heap = self.front, self.heap
+        while len(front) <= k:
+            entry = heapq.heappop(heap)
+            if self.live(entry):
+                front.append(entry)
+        return front[k][2]
+
+    def prune(self) -> None:
+        """Forget entries of jobs that left, at the front and at the top of the heap."""
+        front = self.front
+        if front and not all(self.live(e) for e in front):
+            self.front = [e for e in front if self.live(e)]
+        heap = self.heap
+        while heap and not self.live(heap[0]):
+            heapq.heappop(heap)
+        if len(heap) > 64 and len(heap) > 2 * len(self.members):
+            self.heap = [e for e in heap if self.live(e)]  # mostly stale: rebuild
+            heapq.heapify(self.heap)
+
+
+class _Members(Sequence[ClassAd]):
+    """A group's jobs in schedd order, read only as far as a cycle's matches reach."""
+
+    def __init__(self, group: _Group, ads: dict[str, ClassAd]) -> None:
+        self.group = group
+        self.ads = ads
+        self.count = len(group.members)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if not isinstance(k, int) or not 0 <= k < self.count:
+            raise IndexError(k)
+        return self.ads[self.group.nth(k)]
 
 
 class AutoclusterIndex:
@@ -57,6 +110,7 @@ class AutoclusterIndex:
         self._key: dict[str, _Key] = {}  # grouped idle job -> its group
         self._groups: dict[_Key, _Group] = {}
         self._ads: dict[str, ClassAd] = {}
+        self._tokens = 0
 
     def __len__(self) -> int:
         return len(self._pending) + len(self._key)
@@ -74,7 +128,7 @@ class AutoclusterIndex:
             return
         self._ads.pop(name)
         group = self._groups[key]
-        del group.members[name]
+        group.weighted -= group.members.pop(name)[1]
         if not group.members:
             del self._groups[key]
 
@@ -83,23 +137,35 @@ class AutoclusterIndex:
         key = self._key.get(name)
         return key[1] if key is not None else None
 
-    def requests(self, significant: Sequence[str]) -> dict[str, SubmitterQueue]:
+    def requests(
+        self, significant: Sequence[str], each_job_alone: bool | None = None, members: bool = False
+    ) -> dict[str, SubmitterQueue]:
         """One request per autocluster and submitter, with its count of idle jobs, for
-        a negotiator whose significant attributes are ``significant``."""
+        a negotiator whose significant attributes are ``significant`` (and
+        NEGOTIATE_ALL_JOBS_IN_CLUSTER, when given). ``members``: each request reads its
+        jobs in schedd order (``Request.members``), so that matches name them."""
+        if each_job_alone is not None and each_job_alone != self.each_job_alone:
+            self.each_job_alone = each_job_alone
+            self.significant = None  # group every idle job again
+        for group in self._groups.values():
+            group.prune()
         self._regroup(tuple(significant))
         firsts: dict[str, list[tuple[tuple, int, str]]] = {}
         for (submitter, cluster), group in self._groups.items():
-            first = group.first()
-            firsts.setdefault(submitter, []).append((group.heap[0][0], cluster, first))
+            first = group.nth(0)
+            firsts.setdefault(submitter, []).append((group.front[0][0], cluster, first))
         queues = {}
         for submitter, entries in sorted(firsts.items()):
             queue = SubmitterQueue(submitter)
             for _, cluster, first in sorted(entries):
-                count = len(self._groups[(submitter, cluster)].members)
+                group = self._groups[(submitter, cluster)]
                 job = self._ads[first]
-                queue.requests.append(Request(cluster, [job], count=count))
-                cpus = job.eval("RequestCpus")
-                queue.weighted_idle += count * (cpus if type(cpus) in (int, float) else 1)
+                if members:
+                    request = Request(cluster, [job], members=_Members(group, self._ads))
+                else:
+                    request = Request(cluster, [job], count=len(group.members))
+                queue.requests.append(request)
+                queue.weighted_idle += group.weighted
             queues[submitter] = queue
         return queues
 
@@ -107,7 +173,10 @@ class AutoclusterIndex:
         """The job a match for this autocluster runs: its first idle job (None: none
         is idle any more)."""
         group = self._groups.get((submitter, autocluster))
-        return group.first() if group is not None else None
+        if group is None:
+            return None
+        group.prune()
+        return group.nth(0)
 
     def _regroup(self, significant: tuple[str, ...]) -> None:
         if significant != self.significant:
@@ -124,11 +193,13 @@ class AutoclusterIndex:
             key = (submitter, autocluster(job))
             self._key[name] = key
             self._ads[name] = job
-            order = schedd_order(job)
+            self._tokens += 1
+            cpus = job.eval("RequestCpus")
+            cpus = cpus if type(cpus) in (int, float) else 1
             group = self._groups.get(key)
             if group is None:
-                self._groups[key] = _Group([(order, name)], {name: order})
-            else:
-                heapq.heappush(group.heap, (order, name))
-                group.members[name] = order
+                group = self._groups[key] = _Group()
+            group.members[name] = (self._tokens, cpus)
+            group.weighted += cpus
+            group.push((schedd_order(job), self._tokens, name))
         self._pending.clear()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..classad import ClassAd, Expr
 from ..classad.scope import NOT_CONST
 from ..submit import parse_submit
+from .queue_file import QueueSpec, queued_jobs
 from .traces import TraceJob, read_htcondor, read_swf
 from .workload import JobSpec, TraceSpec
 
@@ -57,11 +58,20 @@ class JobFactory:
             self._rngs[stream] = random.Random(f"{self.seed}:{stream}")
         return self._rngs[stream]
 
-    def submit(self, spec: JobSpec, now: float) -> list[NewJob]:
-        """One submission of a ``[[jobs]]`` description at ``now``."""
+    def first_submission(self, spec: JobSpec) -> list[ClassAd]:
+        """The ads one submission of the description gives (clusters from 1, time 0),
+        without submitting them: what sim/unmatchable.py checks before the run."""
+        template = self._template_of(spec)
+        return template if template is not None else self._expand(spec, 1, 0)
+
+    def _template_of(self, spec: JobSpec) -> list[ClassAd] | None:
         if spec.index not in self._copies:
             self._copies[spec.index] = self._copyable(spec)
-        template = self._copies[spec.index]
+        return self._copies[spec.index]
+
+    def submit(self, spec: JobSpec, now: float) -> list[NewJob]:
+        """One submission of a ``[[jobs]]`` description at ``now``."""
+        template = self._template_of(spec)
         if template is None:
             ads = self._expand(spec, self.next_cluster, int(now))
         else:
@@ -69,6 +79,13 @@ class JobFactory:
         self.next_cluster = max(_cluster_of(ad) for ad in ads) + 1 if ads else self.next_cluster
         draws = self.rng(f"runtime:{spec.index}")
         return [NewJob(ad, spec.runtime.sample(draws), spec.label) for ad in ads]
+
+    def queue(self, spec: QueueSpec, now: float) -> list[NewJob]:
+        """A queue file's jobs, submitted at ``now`` (sim/queue_file.py)."""
+        rng = self.rng(f"runtime:queue{spec.index}")
+        jobs = queued_jobs(spec, self.next_cluster, now, rng)
+        self.next_cluster = max((_cluster_of(ad) for ad, _ in jobs), default=0) + 1
+        return [NewJob(ad, runtime, spec.label) for ad, runtime in jobs]
 
     def trace_job(self, spec: TraceSpec, job: TraceJob, now: float) -> NewJob:
         """A trace job as a job ad: its user, group and cores."""
@@ -104,13 +121,18 @@ class JobFactory:
         template = self._expand(spec, 1, 0)
         probe = self._expand(spec, 4099, 1_700_000_000)
         copies = [_moved(ad, 4099, 1_700_000_000) for ad in template]
-        if list(map(str, copies)) != list(map(str, probe)):
+        same = _Same()
+        if len(copies) != len(probe) or not all(map(same.ads, copies, probe)):
             return None
+        shared: dict[int, Expr] = {}  # a cluster's jobs share most expressions: hash each once
         for ad in template:
             for name in ad:
                 expr = ad.lookup(name)
                 if expr.const is NOT_CONST:
-                    ad.insert_expr(name, self._shared.setdefault(expr, expr))
+                    found = shared.get(id(expr))
+                    if found is None:
+                        found = shared[id(expr)] = self._shared.setdefault(expr, expr)
+                    ad.insert_expr(name, found)
         return template
 
     def _cluster(self) -> int:
@@ -131,6 +153,32 @@ def _moved(template: ClassAd, first_cluster: int, qdate: int) -> ClassAd:
         }
     )
     return ad
+
+
+class _Same:
+    """Whether two ads print alike (``str``), comparing expression by expression: the
+    jobs of one expansion share their expression objects, so most are the same object
+    and only the others are printed."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[int, int], bool] = {}
+        self.keep: list[Expr] = []  # keep ids valid while known
+
+    def ads(self, a: ClassAd, b: ClassAd) -> bool:
+        names = list(a)
+        return names == list(b) and all(self.exprs(a.lookup(n), b.lookup(n)) for n in names)
+
+    def exprs(self, a: Expr, b: Expr) -> bool:
+        if a is b:
+            return True
+        if a.const is not NOT_CONST or b.const is not NOT_CONST:
+            return type(a.const) is type(b.const) and repr(a.const) == repr(b.const)
+        key = (id(a), id(b))
+        found = self.known.get(key)
+        if found is None:
+            found = self.known[key] = str(a) == str(b)
+            self.keep += (a, b)
+        return found
 
 
 def _cluster_of(ad: ClassAd) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .plots import line_plot, series, top_submitters
+from .plots import Marks, line_plot, scenario_marks, series, top_submitters
 from .runner import Simulation
 
 __all__ = ["difference", "plot_comparison"]
@@ -31,6 +31,11 @@ def difference(a: Any, b: Any) -> Any:
 def plot_comparison(out: Path, a: Simulation, b: Simulation, labels: tuple[str, str]) -> list[Path]:
     """RUP and running slots per submitter, A solid and B dashed."""
     names = sorted(set(top_submitters(a.recorder)) | set(top_submitters(b.recorder)))
+    both = [scenario_marks(sim.scenario) for sim in (a, b)]
+    marks = Marks(
+        tuple(sorted(set(both[0].events) | set(both[1].events))),
+        tuple(sorted(set(both[0].spans) | set(both[1].spans))),
+    )
     written = []
     for field, ylabel in (
         ("running", "Running (slot weight)"),
@@ -43,5 +48,6 @@ def plot_comparison(out: Path, a: Simulation, b: Simulation, labels: tuple[str, 
                     merged[f"{name} ({label})"] = points
                     styles[f"{name} ({label})"] = f"C{names.index(name) % 10}{dash}"
         title = f"{labels[0]} (solid) vs {labels[1]} (dashed)"
-        written.append(line_plot(out / f"compare_{field}.png", merged, ylabel, title, styles))
+        path = out / f"compare_{field}.png"
+        written.append(line_plot(path, merged, ylabel, title, styles, marks))
     return written

@@ -81,6 +81,7 @@ def _jobs(scenario: Scenario) -> float:
         else:
             submissions = float(spec.keep_idle or 0)  # topped up as jobs finish
         total += per_submission * submissions
+    total += sum(len(queue.ads) for queue in scenario.queues)
     for trace in scenario.traces:
         total += sum(1 for job in trace.jobs or () if trace.at + job.submit <= duration)
     return total

@@ -22,7 +22,7 @@ def negotiate(
 ) -> CycleResult:
     """Age, negotiate and record usage for the cycle at ``now``; ``kept``: from the
     pool's ledger (Pool.kept_snapshot), which gives the same decisions with less work."""
-    snapshot = pool.kept_snapshot(params, now) if kept else pool.snapshot(now)
+    snapshot = pool.kept_snapshot(params, now) if kept else pool.snapshot(now, params)
     accountant.update_priorities(now)
     result = run_cycle(
         snapshot, accountant.view().__getitem__, params, now=now, columns=pool.columns

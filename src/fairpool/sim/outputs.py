@@ -1,4 +1,4 @@
-"""Writing a run's results: summary.json, timeseries.csv and jobs.csv.
+"""Writing a run's results: summary.json, timeseries.csv, jobs.csv and rejections.csv.
 
 Times are seconds from the scenario's start. Numbers are written as Python writes floats
 (shortest round-trip form) and rows in a fixed order, so the same scenario and seed give
@@ -18,7 +18,13 @@ from typing import Any
 
 from .recorder import Recorder
 
-__all__ = ["write_jobs", "write_outputs", "write_summary", "write_timeseries"]
+__all__ = [
+    "write_jobs",
+    "write_outputs",
+    "write_rejections",
+    "write_summary",
+    "write_timeseries",
+]
 
 TIMESERIES = [
     "time",
@@ -33,6 +39,7 @@ TIMESERIES = [
     "quota",
     "usage",
 ]
+REJECTIONS = ["time", "submitter", "reason", "count"]
 JOBS = ["id", "submitter", "group", "submit", "start", "end", "wait", "cpus", "preemptions"]
 
 
@@ -41,6 +48,16 @@ def write_outputs(out: Path, recorder: Recorder, summary: dict[str, Any]) -> Non
     write_summary(out / "summary.json", summary)
     write_timeseries(out / "timeseries.csv", recorder)
     write_jobs(out / "jobs.csv", recorder)
+    write_rejections(out / "rejections.csv", recorder)
+
+
+def write_rejections(path: Path, recorder: Recorder) -> None:
+    """One row per sample, submitter and reason: the negotiator's rejections since the
+    sample before (and at the end, since the last sample)."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(REJECTIONS)
+        writer.writerows(recorder.rejection_samples)
 
 
 def write_summary(path: Path, summary: dict[str, Any]) -> None:

@@ -12,16 +12,20 @@ and the rest are summed as "others" where a sum means something (running slots).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+from typing import TYPE_CHECKING, Any
 
 from .recorder import Recorder
 
-__all__ = ["TOP", "plot_all", "series"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .events import EventSpec
+    from .scenario import Scenario
+    from .sweep import Sweep
+
+__all__ = ["TOP", "Marks", "plot_all", "scenario_marks", "series", "sweep_plot"]
 
 TOP = 8
 Series = dict[str, tuple[list[float], list[float]]]
@@ -52,7 +56,48 @@ def top_submitters(recorder: Recorder, count: int = TOP) -> list[str]:
     return sorted(used, key=lambda n: (-used[n], n))[:count]
 
 
-def plot_all(out: Path, recorder: Recorder, title: str = "") -> list[Path]:
+@dataclass(frozen=True)
+class Marks:
+    """What happened in the scenario, drawn on every time plot: its ``[[events]]`` (hours,
+    text) as labelled vertical lines, and the spans (hours) when machine owners are at
+    the keyboard (``activity``, such as office hours) shaded."""
+
+    events: tuple[tuple[float, str], ...] = ()
+    spans: tuple[tuple[float, float], ...] = ()
+
+
+def scenario_marks(scenario: Scenario) -> Marks:
+    """The marks of a scenario: its events, and its machines' owner activity."""
+    events = tuple((e.at / 3600, _event_text(e)) for e in sorted(scenario.events, key=_at))
+    duration = scenario.simulation.duration
+    spans: set[tuple[float, float]] = set()
+    for spec in scenario.machines:
+        activity = spec.activity
+        if activity is None:
+            continue
+        shifts = range(0, int(duration) + 1, activity.repeat) if activity.repeat else [0]
+        for shift in shifts:
+            for begin, finish in activity.inputs.uses:
+                if begin + shift < duration:
+                    spans.add(((begin + shift) / 3600, min(finish + shift, duration) / 3600))
+    return Marks(events, tuple(sorted(spans)))
+
+
+def _at(event: EventSpec) -> float:
+    return event.at
+
+
+def _event_text(event: EventSpec) -> str:
+    if event.name is not None and event.action != "remove_jobs":
+        return f"{event.action} {event.name} = {event.value:g}"
+    if event.name is not None:
+        return f"{event.action} {event.name}"
+    if event.count is not None:
+        return f"{event.action} ({event.count})"
+    return event.action
+
+
+def plot_all(out: Path, recorder: Recorder, title: str = "", marks: Marks = Marks()) -> list[Path]:
     """Write the run's plots into ``out``; returns the files written."""
     top = top_submitters(recorder)
     written = [
@@ -61,32 +106,46 @@ def plot_all(out: Path, recorder: Recorder, title: str = "") -> list[Path]:
             {n: v for n, v in series(recorder, "rup").items() if n in top},
             "Real user priority (RUP)",
             title,
+            marks=marks,
         ),
         line_plot(
-            out / "running.png", series(recorder, "running", top), "Running (slot weight)", title
+            out / "running.png",
+            series(recorder, "running", top),
+            "Running (slot weight)",
+            title,
+            marks=marks,
         ),
         wait_plot(out / "waits.png", recorder, top, title),
     ]
     if recorder.group_samples:
-        written.append(group_plot(out / "groups.png", recorder, title))
+        written.append(group_plot(out / "groups.png", recorder, title, marks))
     return written
 
 
 def line_plot(
-    path: Path, data: Series, ylabel: str, title: str, styles: dict[str, str] | None = None
+    path: Path,
+    data: Series,
+    ylabel: str,
+    title: str,
+    styles: dict[str, str] | None = None,
+    marks: Marks = Marks(),
 ) -> Path:
     """One line per series; ``styles`` may give a series a format such as ``"C1--"``."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure()
     for number, (name, (hours, values)) in enumerate(sorted(data.items())):
         style = (styles or {}).get(name, f"C{number % 10}-")
         ax.plot(hours, values, style, label=name, linewidth=1.5)
+    _mark(ax, marks)
     _finish(fig, ax, ylabel, title, bool(data))
+    if not data:
+        _empty(ax, "no samples")
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
-def group_plot(path: Path, recorder: Recorder, title: str) -> Path:
+def group_plot(path: Path, recorder: Recorder, title: str, marks: Marks = Marks()) -> Path:
+    """Each group's usage (a wide, light line) against its quota (a dotted step line in
+    the same colour drawn over it, as quotas change in steps at negotiation cycles)."""
     usage: dict[str, tuple[list[float], list[float], list[float]]] = {}
     for g in recorder.group_samples:
         hours, used, quota = usage.setdefault(g.group, ([], [], []))
@@ -94,15 +153,24 @@ def group_plot(path: Path, recorder: Recorder, title: str) -> Path:
         used.append(g.usage)
         quota.append(g.quota)
     busiest = sorted(usage, key=lambda n: (-sum(usage[n][1]), n))[:TOP]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure()
     for number, name in enumerate(sorted(busiest)):
         hours, used, quota = usage[name]
         color = f"C{number % 10}"
-        ax.plot(hours, used, "-", color=color, label=f"{name} usage")
-        ax.plot(hours, quota, "--", color=color, label=f"{name} quota")
+        ax.plot(hours, used, "-", color=color, linewidth=4.0, alpha=0.45, label=f"{name} usage")
+        ax.plot(  # on top: a usage that meets its quota does not hide it
+            hours,
+            quota,
+            linestyle=(0, (1.5, 1.5)),
+            color=color,
+            linewidth=1.6,
+            drawstyle="steps-post",
+            zorder=3,
+            label=f"{name} quota",
+        )
+    _mark(ax, marks)
     _finish(fig, ax, "Slot weight", title or "Group usage against quota", bool(busiest))
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
@@ -112,24 +180,91 @@ def wait_plot(path: Path, recorder: Recorder, names: list[str], title: str) -> P
         wait = record.wait()
         if wait is not None:
             waits[record.submitter if record.submitter in names else "others"].append(wait / 3600)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure()
     for name in sorted(waits):
         values = sorted(waits[name])
         fractions = [(i + 1) / len(values) for i in range(len(values))]
         ax.step(values, fractions, where="post", label=name)
     _finish(fig, ax, "Fraction of started jobs", title or "Wait before first start", bool(waits))
     ax.set_xlabel("Wait (hours)")
+    if not waits:
+        _empty(ax, "no job started: no waits to show")
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
-def _finish(fig, ax, ylabel: str, title: str, legend: bool) -> None:
+def sweep_plot(path: Path, sweep: Sweep, rows: list[list[Any]], figure: str) -> Path:
+    """One figure of a sweep (sim/sweep.py) against the grid's first knob, one line per
+    combination of the other knobs' values."""
+    header, body = rows[0], rows[1:]
+    knobs = [name for name, _ in sweep.grid]
+    column = header.index(figure)
+    xs = [row[1] for row in body]
+    numeric = all(type(x) in (int, float) for x in xs)
+    places = {x: n for n, x in enumerate(dict.fromkeys(xs))}
+    lines: dict[str, tuple[list[float], list[float]]] = {}
+    for row in body:
+        value = row[column]
+        if type(value) not in (int, float):
+            continue
+        others = zip(knobs[1:], row[2 : len(knobs) + 1], strict=True)
+        name = ", ".join(f"{k} = {v}" for k, v in others) or figure
+        x = row[1] if numeric else places[row[1]]
+        lines.setdefault(name, ([], []))[0].append(x)
+        lines[name][1].append(value)
+    fig, ax = _figure()
+    for number, (name, (x, y)) in enumerate(lines.items()):
+        ax.plot(x, y, "o-", color=f"C{number % 10}", label=name)
+    if not numeric:
+        ax.set_xticks(list(places.values()), [str(x) for x in places])
+    _finish(fig, ax, figure, Path(sweep.source).name, len(lines) > 1)
+    ax.set_xlabel(knobs[0])
+    if not lines:
+        _empty(ax, f"no numeric values of {figure}")
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def _empty(ax, text: str) -> None:
+    """Say so on a plot that has nothing to show."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="0.4")
+
+
+def _figure():
+    """A figure and its axes, drawn by Agg (no display). matplotlib is imported here, when
+    a plot is first drawn: a run with --no-plots never loads it (about 2 s)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4.5))
+    return fig, fig.add_subplot()
+
+
+def _finish(fig: Figure, ax, ylabel: str, title: str, legend: bool) -> None:
     ax.set_xlabel("Time (hours)")
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    if legend:
-        ax.legend(fontsize="small", loc="best")
+    if legend:  # beside the axes, never over the data
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
+
+
+def _mark(ax, marks: Marks) -> None:
+    """The scenario's events (labelled vertical lines) and owner activity (shaded)."""
+    for number, (begin, end) in enumerate(marks.spans):
+        label = "owner at the keyboard" if number == 0 else None
+        ax.axvspan(begin, end, color="0.85", alpha=0.5, linewidth=0, label=label, zorder=0)
+    for hours, text in marks.events:
+        ax.axvline(hours, color="0.3", linestyle="-.", linewidth=1.0, zorder=1)
+        ax.annotate(
+            text,
+            (hours, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            rotation=90,
+            va="top",
+            fontsize="x-small",
+            color="0.3",
+        )

@@ -42,11 +42,12 @@ from ..classad.match import rank
 from ..classad.vector import SlotColumns
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.consumption import consumption_of
-from ..negotiator.cycle import PoolSnapshot
+from ..negotiator.cycle import PoolSnapshot, significant_of, significant_of_standing
 from ..negotiator.ledger import SlotLedger
 from ..negotiator.params import NegotiatorParams
 from ..negotiator.results import CycleResult, Match
-from ..negotiator.submitters import job_id
+from ..negotiator.submitters import SubmitterQueue, job_id
+from ..schedd.autoclusters import AutoclusterIndex
 from ..schedd.claims import leftover_jobs, next_job
 from ..schedd.queue import IDLE, JobQueue
 from ..startd.partition import carve, release
@@ -87,7 +88,7 @@ class Pool:
         self.slot_by_name: dict[str, ClassAd] = {}
         self.sequence: dict[str, int] = {}  # slot -> its place in collector order
         self.changes: list[str] = []  # slots changed, added or removed, until read
-        self.queue = JobQueue(domain)  # the schedd's side: every job's life
+        self.queue = JobQueue(domain, AutoclusterIndex())  # the schedd's side
         self.job_on_slot: dict[str, str] = {}
         self.preemptions: dict[str, int] = {}
         self.vacated: list[tuple[str, float]] = []  # (job, when it had started), to drain
@@ -109,23 +110,46 @@ class Pool:
     def jobs(self) -> list[ClassAd]:
         return list(self.queue.jobs.values())
 
-    def snapshot(self, now: float | None = None) -> PoolSnapshot:
-        """Every slot and job (the running jobs' run time brought up to ``now``, if given)."""
+    def snapshot(
+        self, now: float | None = None, params: NegotiatorParams | None = None
+    ) -> PoolSnapshot:
+        """Every slot and job (the running jobs' run time brought up to ``now``, if given);
+        with ``params``, the idle jobs' requests from the queue's autoclusters too (else
+        the cycle groups the jobs itself, as it does for jobs read from a file)."""
         if now is not None:
             self.advance(now, list(self.job_on_slot))
-        return PoolSnapshot(self.slots, self.jobs)
+        slots = self.slots
+        if params is None or now is None:
+            return PoolSnapshot(slots, self.jobs)
+        significant = significant_of(slots, params, now)
+        return PoolSnapshot(slots, self.jobs, queues=self._requests(significant, params))
 
     def kept_snapshot(self, params: NegotiatorParams, now: float) -> PoolSnapshot:
         """What ``snapshot`` gives a cycle, from the ledger: the slots a cycle can match
-        (with run times brought up to ``now``), the totals of those it cannot, the idle
-        jobs and the running jobs' submitters."""
+        (with run times brought up to ``now``), the totals of those it cannot, the
+        requests of the idle jobs and the running jobs' submitters. Nothing here reads
+        every idle job: the queue keeps them grouped (schedd/autoclusters.py)."""
         self.keep_ledger(params, now)
         self.advance(now, [n for n in self.ledger.active if n in self.job_on_slot])
         self.keep_ledger(params, now)
-        queue = self.queue
+        standing = self.ledger.standing(now)
+        significant = significant_of_standing(standing, params)
         return PoolSnapshot(
-            [], list(queue.idle.values()), self.ledger.standing(now), frozenset(queue.running)
+            [],
+            [],
+            standing,
+            frozenset(self.queue.running),
+            self._requests(significant, params),
         )
+
+    def _requests(
+        self, significant: tuple[str, ...], params: NegotiatorParams
+    ) -> dict[str, SubmitterQueue]:
+        """The idle jobs' requests; each match names the job it is for, as ``apply``
+        needs."""
+        index = self.queue.index
+        assert index is not None
+        return index.requests(significant, params.negotiate_all_jobs_in_cluster, members=True)
 
     def keep_ledger(self, params: NegotiatorParams, now: float) -> SlotLedger:
         """The ledger, told of every slot changed since it was last told."""

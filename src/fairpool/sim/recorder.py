@@ -10,6 +10,7 @@ delivers exactly the core-hours the trace records, and preemptions show up as ba
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 __all__ = ["GroupSample", "JobRecord", "Recorder", "Sample"]
@@ -70,6 +71,10 @@ class Recorder:
     cycles_run: int = 0  # cycles in which run_cycle ran (the rest were shortcuts)
     suspensions: int = 0
     suspended_seconds: float = 0.0  # core-seconds jobs spent suspended
+    rejections: dict[str, Counter[str]] = field(default_factory=dict)  # submitter -> reasons
+    # (time, submitter, reason, rejections since the sample before), at each sample
+    rejection_samples: list[tuple[float, str, str, int]] = field(default_factory=list)
+    _rejected_since: Counter[tuple[str, str]] = field(default_factory=Counter)
     _capacity: float = 0.0
     _capacity_since: float = 0.0
 
@@ -128,6 +133,28 @@ class Recorder:
         record.paused = 0.0
         return run
 
+    def rejected(self, submitter: str, reason: str) -> None:
+        """The negotiator turned one of the submitter's requests down (an autocluster, for
+        the rest of its turn) for ``reason``."""
+        self.rejections.setdefault(submitter, Counter())[reason] += 1
+        self._rejected_since[(submitter, reason)] += 1
+
+    def sample_rejections(self, now: float) -> None:
+        """The rejections since the last sample, as rows of rejections.csv."""
+        offset = now - self.start
+        for (submitter, reason), count in sorted(self._rejected_since.items()):
+            self.rejection_samples.append((offset, submitter, reason, count))
+        self._rejected_since.clear()
+
+    def waiting_for(self) -> tuple[str, int] | None:
+        """The commonest rejection reason since the last sample, and how often."""
+        if not self._rejected_since:
+            return None
+        reasons: Counter[str] = Counter()
+        for (_, reason), count in self._rejected_since.items():
+            reasons[reason] += count
+        return min(reasons.items(), key=lambda item: (-item[1], item[0]))
+
     def capacity(self, now: float, cores: float) -> None:
         """The pool's cores change at ``now`` (machines added or removed)."""
         self.capacity_seconds += self._capacity * (now - self._capacity_since)
@@ -136,6 +163,7 @@ class Recorder:
     def finish(self, now: float) -> None:
         """Close the books at the end: running jobs count what they have done so far."""
         self.capacity(now, self._capacity)
+        self.sample_rejections(now)
         for record in self.jobs.values():
             if record.running_since is not None:
                 record.good_seconds += self._run_seconds(record, now) * record.cpus

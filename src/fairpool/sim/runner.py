@@ -37,12 +37,14 @@ from .events import apply_event
 from .machines import MachineSpec, machine_slots
 from .negotiation import negotiate
 from .pool import Pool, Started
+from .queue_file import QueueSpec
 from .recorder import Recorder
 from .sampling import take_sample
 from .scenario import Scenario, Settings
 from .shortcuts import preemption_possible, ranks_vary
 from .startd_policy import EPOCH_WEEKDAY
 from .startds import Startds
+from .unmatchable import Unmatchable, unmatchable
 from .workload import JobSpec, TraceSpec
 
 __all__ = ["Simulation", "simulate"]
@@ -80,6 +82,7 @@ class Simulation:
         self.keep_idle: list[JobSpec] = []
         self.made: Counter[str] = Counter()  # machines (per table) and submissions (per source)
         self.ranked = False
+        self.unmatchable: list[Unmatchable] | None = None
         self._cores: float | None = None  # cores(), until machines change
         self.startds = Startds(self.pool, self.env, self._report, self._suspended, self._resumed)
         knobs = self.settings.knobs
@@ -88,7 +91,15 @@ class Simulation:
         )
 
     # -- running ----------------------------------------------------------------------
+    def check(self) -> list[Unmatchable]:
+        """The jobs no machine of the scenario can run (sim/unmatchable.py), found before
+        the run; summary.json lists them."""
+        if self.unmatchable is None:
+            self.unmatchable = unmatchable(self)
+        return self.unmatchable
+
     def run(self) -> Simulation:
+        self.check()
         for spec in self.scenario.machines:
             self.add_machines(spec)
         for spec in self.scenario.jobs:
@@ -98,6 +109,8 @@ class Simulation:
                 self.env.process(self._submissions(spec))
         for trace in self.scenario.traces:
             self.env.process(self._trace(trace))
+        for queue in self.scenario.queues:
+            self.env.at(self.env.now + queue.at, lambda q=queue: self.submit_queue(q))
         for event in self.scenario.events:
             self.env.at(self.env.now + event.at, lambda e=event: apply_event(e, self))
         self.env.process(self._negotiator())
@@ -136,6 +149,8 @@ class Simulation:
         self.new_submitters.clear()
         if result.groups:
             self.quotas = {name: g["subtree_quota"] for name, g in result.groups.items()}
+        for rejection in result.rejections:
+            self.recorder.rejected(rejection.submitter, rejection.reason)
         started = self.pool.apply(result, now)
         self._drain_vacated(now)
         for start in started:
@@ -179,6 +194,10 @@ class Simulation:
             if start + job.submit > self.env.now:
                 yield start + job.submit - self.env.now
             self.submit([self.factory.trace_job(spec, job, self.env.now)])
+
+    def submit_queue(self, spec: QueueSpec) -> None:
+        """A queue file's jobs join the queue (sim/queue_file.py)."""
+        self.submit(self.factory.queue(spec, self.env.now))
 
     def _refill(self, now: float) -> None:
         """Keep ``keep_idle`` sources topped up before each cycle."""

@@ -45,6 +45,7 @@ def take_sample(sim: Simulation, now: float) -> None:
         held = sum((w for g, w in by_group.items() if _within(g, group)), 0.0)
         recorder.group_samples.append(GroupSample(offset, group, sim.quotas[group], held))
     recorder.pool_samples.append((offset, sim.cores()))
+    recorder.sample_rejections(now)
 
 
 def _within(group: str, ancestor: str) -> bool:

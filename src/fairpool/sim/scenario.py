@@ -26,7 +26,9 @@ from .arrivals import read_trace_jobs
 from .durations import parse_epoch
 from .events import EventSpec, parse_event
 from .limits import DEFAULT_LIMITS, Limits, check_limits
+from .machine_file import machines_from_file
 from .machines import MachineSpec, parse_machines
+from .queue_file import QueueSpec, parse_queue
 from .table import Table
 from .workload import JobSpec, TraceSpec, parse_jobs, parse_trace
 
@@ -80,13 +82,17 @@ class Scenario:
     jobs: tuple[JobSpec, ...]
     traces: tuple[TraceSpec, ...]
     events: tuple[EventSpec, ...]
+    queues: tuple[QueueSpec, ...] = ()  # [[jobs]] tables that name a queue file
 
 
-def load_scenario(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Scenario:
-    """The scenario in ``path``, checked whole (traces read, sizes within ``limits``)."""
+def load_scenario(
+    path: str | Path, limits: Limits = DEFAULT_LIMITS, more_config: str = ""
+) -> Scenario:
+    """The scenario in ``path``, checked whole (traces read, sizes within ``limits``);
+    ``more_config``: knobs read after its ``[config]`` (a sweep's point, sim/sweep.py)."""
     path = Path(path)
     text = read_text(path, ScenarioError, "the scenario")
-    return parse_scenario(text, str(path), path.parent, limits)
+    return parse_scenario(text, str(path), path.parent, limits, more_config)
 
 
 def parse_scenario(
@@ -94,6 +100,7 @@ def parse_scenario(
     source: str = "<scenario>",
     base: Path | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    more_config: str = "",
 ) -> Scenario:
     try:
         data = tomllib.loads(text)
@@ -108,18 +115,27 @@ def parse_scenario(
         raise ScenarioError("not TOML: arrays or tables nest too deeply", source) from None
     Table(data, source, "scenario", base).allow(_TOP)
     simulation = _simulation(Table(data.get("simulation", {}), source, "[simulation]", base))
-    config = settings(*_config_text(data, source, base))
-    machines = tuple(
-        parse_machines(table, config.knobs, f"m{n}-{{n}}")
-        for n, table in enumerate(_array(data, "machines", source, base), 1)
-    )
+    text, where = _config_text(data, source, base)
+    config = settings(f"{text}\n{more_config}" if more_config else text, where)
+    machines: tuple[MachineSpec, ...] = ()
+    for n, table in enumerate(_array(data, "machines", source, base), 1):
+        if table.has("file"):  # a real pool's slot ads
+            machines += tuple(machines_from_file(table, config.knobs))
+        else:
+            machines += (parse_machines(table, config.knobs, f"m{n}-{{n}}"),)
     if not machines:
         raise ScenarioError("no [[machines]]: a pool needs machines", source, key="[[machines]]")
-    jobs = tuple(parse_jobs(t, n) for n, t in enumerate(_array(data, "jobs", source, base), 1))
+    jobs: tuple[JobSpec, ...] = ()
+    queues: tuple[QueueSpec, ...] = ()
+    for n, table in enumerate(_array(data, "jobs", source, base), 1):
+        if table.has("file"):  # a real schedd's queue
+            queues += (parse_queue(table, n),)
+        else:
+            jobs += (parse_jobs(table, n),)
     traces = tuple(parse_trace(t, n) for n, t in enumerate(_array(data, "traces", source, base), 1))
     events = tuple(parse_event(t, config.knobs) for t in _array(data, "events", source, base))
     traces = tuple(replace(t, jobs=tuple(read_trace_jobs(t))) for t in traces)
-    scenario = Scenario(source, simulation, config, machines, jobs, traces, events)
+    scenario = Scenario(source, simulation, config, machines, jobs, traces, events, queues)
     check_limits(scenario, limits)
     return scenario
 

@@ -52,6 +52,7 @@ def summarize(sim: Simulation) -> dict[str, Any]:
             factor=priority.factor,
             share=shares.get(name, 0.0),
             entitlement=entitled.get(name, 0.0),
+            rejections=dict(sorted(recorder.rejections.get(name, {}).items())),
         )
         submitters[name] = entry
     groups = {name: _jobs(records) for name, records in sorted(by_group.items())}
@@ -78,6 +79,8 @@ def summarize(sim: Simulation) -> dict[str, Any]:
             "cycles": recorder.cycles,
             "cycles_negotiated": recorder.cycles_run,
             "claims_reused": sim.pool.reused,
+            "rejections": _reasons(recorder),
+            "unmatchable": [u.as_dict() for u in sim.check()],
             "startd": {
                 "machines": len(sim.startds.machines),
                 "policy_evictions": sim.startds.evictions,
@@ -149,7 +152,7 @@ def water_fill(pool: float, demand: dict[str, tuple[float, float]]) -> dict[str,
     active = {n for n, (want, _) in demand.items() if want > 0}
     while active and left > 1e-12:
         weights = {n: 1.0 / demand[n][1] for n in active}
-        total = sum(weights.values())
+        total = math.fsum(weights.values())  # exact: a set's order changes with the hash seed
         capped = {n for n in active if demand[n][0] - out[n] <= left * weights[n] / total}
         if not capped:
             for n in sorted(active):
@@ -181,3 +184,12 @@ def jain_index(values: Iterable[float]) -> float | None:
     if not xs or squares == 0:
         return None
     return sum(xs) ** 2 / (len(xs) * squares)
+
+
+def _reasons(recorder: Recorder) -> dict[str, int]:
+    """Rejections of every submitter, by reason."""
+    total: dict[str, int] = defaultdict(int)
+    for reasons in recorder.rejections.values():
+        for reason, count in reasons.items():
+            total[reason] += count
+    return dict(sorted(total.items()))

@@ -35,12 +35,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...classad import ClassAd, Expr
-from ...classad.match import evaluate, requirements_met, satisfied
-from ...classad.nodes import Binary, Literal, Node, Paren
+from ...classad import ClassAd
+from ...classad.match import requirements_met
+from ...classad.nodes import Literal, Node
 from ...classad.refs import references
 from ...classad.unparse import unparse
 from ...negotiator.candidates import REJECT_LIMIT, REJECT_NO_MATCH, REJECT_POLICY
+from ...negotiator.conditions import Step, clauses, is_and, steps
 from ...schedd.queue import HELD, RUNNING
 from .attributes import number, text
 
@@ -58,15 +59,6 @@ class LastWord:
     rejected: float | None = None
     reason: str | None = None
     submitter: str | None = None
-
-
-@dataclass(frozen=True)
-class Step:
-    """A row of the conditions table: the step number, the slots it holds for, the text."""
-
-    number: int
-    matched: int
-    condition: str
 
 
 def last_word(cycles: Sequence[dict], schedd: str, job: str, autocluster: int | None) -> LastWord:
@@ -88,44 +80,11 @@ def last_word(cycles: Sequence[dict], schedd: str, job: str, autocluster: int | 
     return LastWord(matched, rejected, reason, submitter)
 
 
-def clauses(requirements: Node) -> list[Node]:
-    """The clauses ``&&`` joins at the top, also inside parentheses (``(a && b) && c``
-    has three), each as written."""
-    if _is_and(_bare(requirements)):
-        node = _bare(requirements)
-        return [*clauses(node.left), *clauses(node.right)]
-    return [requirements]
-
-
 def _and_chain(node: Node) -> list[Node]:
     """The clauses ``&&`` joins at the top, as the expression is written (for wrapping)."""
-    if _is_and(node):
+    if is_and(node):
         return [*_and_chain(node.left), *_and_chain(node.right)]
     return [node]
-
-
-def steps(job: ClassAd, slots: Sequence[ClassAd], now: float) -> list[Step]:
-    """The conditions table of ``job``'s Requirements against ``slots``."""
-    if "Requirements" not in job:
-        return []
-    parts = clauses(job.lookup("Requirements").node)
-    rows = []
-    together: Node | None = None
-    before = 0
-    for index, part in enumerate(parts):
-        step = 0 if index == 0 else 2 * index - 1
-        alone = _count(part, job, slots, now)
-        rows.append(Step(step, alone, unparse(_bare(part), old=True)))
-        if together is None:
-            together, before = part, alone
-            continue
-        together = Binary("&&", together, part)
-        both = _count(together, job, slots, now)
-        if both < min(before, alone):
-            earlier = 0 if index == 1 else 2 * index - 2
-            rows.append(Step(2 * index, both, f"[{earlier}] && [{step}]"))
-        before = both
-    return rows
 
 
 def wrap(pieces: Sequence[str], width: int) -> list[str]:
@@ -261,21 +220,6 @@ def _summary(
     if rejected_by_job == len(slots):
         lines += ["", "WARNING:  Be advised:", "   No machines matched the jobs's constraints"]
     return lines
-
-
-def _count(node: Node, job: ClassAd, slots: Sequence[ClassAd], now: float) -> int:
-    expr = Expr(node)
-    return sum(satisfied(evaluate(expr, job, slot, now=now)) for slot in slots)
-
-
-def _bare(node: Node) -> Node:
-    while type(node) is Paren:
-        node = node.inner
-    return node
-
-
-def _is_and(node: Node) -> bool:
-    return type(node) is Binary and node.op == "&&"
 
 
 def _ctime(when: float) -> str:
