@@ -345,15 +345,35 @@ def to_python(value: Any, depth: int = 0) -> Any:
     """A ClassAd value as plain Python: lists materialised, strings as text.
 
     Lists are evaluated lazily, so a list that holds itself (``b = {B}``) never ends: past
-    ``MAX_DEPTH`` levels of nesting the element is ERROR, as deep evaluation is."""
+    ``MAX_DEPTH`` levels of nesting the element is ERROR, as deep evaluation is. The walk
+    keeps its own stack, leaving Python's to the evaluation of each element."""
     t = type(value)
     if t is str:
         return to_text(value)
-    if t is ClassAdList:
-        if depth >= MAX_DEPTH:
-            return ERROR
-        return [to_python(v, depth + 1) for v in value]
-    return value
+    if t is not ClassAdList:
+        return value
+    if depth >= MAX_DEPTH:
+        return ERROR
+    root: list[Any] = []
+    stack = [(iter(value), root, depth + 1)]
+    while stack:
+        items, out, level = stack[-1]
+        for item in items:
+            kind = type(item)
+            if kind is str:
+                out.append(to_text(item))
+            elif kind is not ClassAdList:
+                out.append(item)
+            elif level >= MAX_DEPTH:
+                out.append(ERROR)
+            else:
+                child: list[Any] = []
+                out.append(child)
+                stack.append((iter(item), child, level + 1))
+                break
+        else:
+            stack.pop()
+    return root
 
 
 def _as_expr(expr: Expr | str) -> Expr:

@@ -23,7 +23,7 @@ from typing import Any
 from ..classad import ClassAd, Expr
 from ..classad.ad import _literal_expr
 from ..classad.builtins import builtin
-from ..classad.values import UNDEFINED
+from ..classad.values import ERROR
 
 __all__ = ["LIVE_USAGE", "Annotations", "LiveUsage", "is_slot_annotation"]
 
@@ -42,14 +42,14 @@ LIVE_USAGE: ContextVar[LiveUsage | None] = ContextVar("fairpool_live_usage", def
 
 @builtin("ResourcesInUseByUser", pure=False)
 def _in_use_by_user(st: Any, args: list[Any]) -> Any:
-    live = LIVE_USAGE.get()
-    return live.of_user(args[0]) if live is not None and isinstance(args[0], str) else UNDEFINED
+    live = LIVE_USAGE.get()  # outside a cycle there is no usage to read: ERROR, as classad2
+    return live.of_user(args[0]) if live is not None and isinstance(args[0], str) else ERROR
 
 
 @builtin("ResourcesInUseByUsersGroup", pure=False)
 def _in_use_by_group(st: Any, args: list[Any]) -> Any:
     live = LIVE_USAGE.get()
-    return live.of_group(args[0]) if live is not None and isinstance(args[0], str) else UNDEFINED
+    return live.of_group(args[0]) if live is not None and isinstance(args[0], str) else ERROR
 
 
 _ON_SLOTS = frozenset({"remoteuserprio", "remoteuserfloor", "remoteuserresourcesinuse"})
