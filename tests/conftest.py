@@ -14,3 +14,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # Test helpers (builders.py, cycles.py) live beside this file.
 sys.path.insert(0, str(Path(__file__).parent))
+
+# A throw-away PostgreSQL server for the tests that share state through one (postgres.py).
+from postgres import postgres_server, postgres_url  # noqa: E402, F401
