@@ -216,7 +216,7 @@ def open_database(
     where = shown(url)
     with database_errors(where):
         try:
-            engine = create_engine(url)
+            engine = create_engine(url, connect_args=_connect_args(url))
         except ImportError as err:  # the dialect's driver
             raise StateError(
                 f"cannot use it: {err.name or err} is not installed"
@@ -225,7 +225,11 @@ def open_database(
             ) from None
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas if fsync else _sqlite_pragmas_nosync)
-        upgrade(engine, where, branches)
+        try:
+            upgrade(engine, where, branches)
+        except BaseException:
+            engine.dispose()  # no connection left open to a database that cannot be used
+            raise
     return engine
 
 
@@ -233,7 +237,7 @@ def database_url(text: str) -> URL:
     """An SQLAlchemy URL of a database fairpool can use (SQLite or PostgreSQL)."""
     try:
         url = make_url(text.strip())
-    except ArgumentError:  # not shown: it may hold a password
+    except (ArgumentError, ValueError):  # not shown: it may hold a password
         raise StateError(
             "a database URL that cannot be read: expected an SQLAlchemy URL such as"
             " postgresql+psycopg://user@host/database"
@@ -253,6 +257,14 @@ def shown(url: URL | str) -> str:
     if url.get_backend_name() == "sqlite" and url.database:
         return url.database
     return url.render_as_string(hide_password=True)
+
+
+def _connect_args(url: URL) -> dict[str, object]:
+    """A server that does not answer is an error after 10 s (libpq would wait forever),
+    unless the URL sets its own ``connect_timeout``."""
+    if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
+        return {"connect_timeout": 10}
+    return {}
 
 
 def _check_directory(directory: Path, create: bool) -> None:
