@@ -46,7 +46,7 @@ from ..classad.jsonads import ad_to_json
 from ..config import Config, load_config
 from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
-from ..store.database import open_database
+from ..store.database import open_database, shown
 from ..web import mount_dashboard
 from .adstash import AdstashDaemon, adstash_router
 from .app import daemon_app
@@ -211,6 +211,7 @@ class Master:
         (self.directory / CEDAR_ADDRESS_NAME).write_text(self.ctx.address + "\n")
         (self.directory / PID_NAME).write_text(f"{os.getpid()}\n")
         self.log.info("pool at %s: %s", self.ctx.url, ", ".join(self.daemons))
+        self.log.info("database: %s", shown(self.ctx.engine.url))  # never its password
 
     async def _advertise_all(self) -> None:
         for daemon in self.daemons.values():
