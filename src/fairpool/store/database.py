@@ -48,6 +48,7 @@ __all__ = [
     "open_database",
     "resource_samples",
     "shown",
+    "sqlite_url",
     "starters",
     "submitter_samples",
 ]
@@ -193,7 +194,7 @@ submitter_samples = Table(
 
 
 def open_database(
-    location: str | Path,
+    location: str | Path | URL,
     create: bool = True,
     fsync: bool = True,
     branches: Sequence[str] = BRANCHES,
@@ -206,13 +207,14 @@ def open_database(
     survive the process's crash but not the machine's (for what a power loss ends anyway,
     like the startd's record of its jobs' processes). Any problem is a ``StateError``,
     which never shows a URL's password."""
-    text = str(location)
-    if "://" in text:
-        url = database_url(text)
+    if isinstance(location, URL):
+        url = location
+    elif "://" in str(location):
+        url = database_url(str(location))
     else:
         directory = Path(location)
         _check_directory(directory, create)
-        url = make_url(f"sqlite:///{directory / DATABASE_NAME}")
+        url = sqlite_url(directory / DATABASE_NAME)
     where = shown(url)
     with database_errors(where):
         try:
@@ -231,6 +233,11 @@ def open_database(
             engine.dispose()  # no connection left open to a database that cannot be used
             raise
     return engine
+
+
+def sqlite_url(path: Path) -> URL:
+    """The URL of an SQLite file (any character of its path kept as it is)."""
+    return URL.create("sqlite", database=str(path))
 
 
 def database_url(text: str) -> URL:

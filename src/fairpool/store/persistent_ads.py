@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select
 
-from .database import collector_ads, database_errors, open_database, shown
+from .database import collector_ads, database_errors, open_database, shown, sqlite_url
 
 __all__ = ["PersistentAd", "PersistentAds"]
 
@@ -47,7 +47,7 @@ class PersistentAds:
             return cls(pool_engine, collector)
         file = Path(path)
         file.parent.mkdir(parents=True, exist_ok=True)
-        return cls(open_database(f"sqlite:///{file}"))
+        return cls(open_database(sqlite_url(file)))
 
     def load(self) -> list[PersistentAd]:
         with database_errors(self.where), self.engine.connect() as conn:

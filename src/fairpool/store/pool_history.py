@@ -16,23 +16,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import ColumnElement, Engine, Table, delete, func, insert, select, text
+from sqlalchemy import ColumnElement, Engine, Select, Table, delete, func, insert, select, text
 
 from ..errors import StateError
-from .database import (
-    database_errors,
-    open_database,
-    resource_samples,
-    shown,
-    submitter_samples,
-)
+from .database import database_errors, open_database, shown, sqlite_url
+from .database import resource_samples as _resources
+from .database import submitter_samples as _submitters
 from .schema import POOL_HISTORY
 
 __all__ = ["HISTORY_NAME", "PoolHistory", "ResourceSample", "SubmitterSample"]
 
 HISTORY_NAME = "pool_history.sqlite3"
-_resources = resource_samples
-_submitters = submitter_samples
 
 
 @dataclass(frozen=True)
@@ -66,7 +60,7 @@ class PoolHistory:
                 location.mkdir(parents=True, exist_ok=True)
             except OSError as err:
                 raise StateError(f"cannot create it: {err.strerror}", str(location)) from None
-            url = f"sqlite:///{location / HISTORY_NAME}"
+            url = sqlite_url(location / HISTORY_NAME)
             self.engine = open_database(url, branches=(POOL_HISTORY,))
         self.where = shown(self.engine.url)
 
@@ -158,5 +152,5 @@ class PoolHistory:
     def _mine(self, table: Table) -> ColumnElement[bool]:
         return table.c.collector == self.collector
 
-    def _times(self, table: Table):
+    def _times(self, table: Table) -> Select:
         return select(table.c.time).where(self._mine(table)).distinct()

@@ -62,7 +62,8 @@ def upgrade(engine: Engine, where: str, branches: Sequence[str] = BRANCHES) -> N
     with engine.connect() as conn:
         _lock(conn)
         config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
+        # the value is read with configparser's interpolation: a % in the path is doubled
+        config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
         config.attributes["connection"] = conn
         try:
             _adopt_legacy(conn, config, where)
