@@ -265,6 +265,12 @@ def test_an_old_version_table_from_the_future_is_refused(tmp_path):
         open_database(tmp_path)
 
 
+def test_a_libpq_url_goes_through_psycopg_3(postgres_url):
+    engine = open_database(postgres_url.replace("postgresql+psycopg://", "postgresql://"))
+    assert engine.url.drivername == "postgresql+psycopg" and current(engine) == heads()
+    engine.dispose()
+
+
 def test_a_password_is_never_shown(postgres_server):
     url = postgres_server.url("no_such_database").replace("fairpool@", "fairpool:s3cret@")
     with pytest.raises(StateError) as refused:

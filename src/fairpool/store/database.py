@@ -241,7 +241,8 @@ def sqlite_url(path: Path) -> URL:
 
 
 def database_url(text: str) -> URL:
-    """An SQLAlchemy URL of a database fairpool can use (SQLite or PostgreSQL)."""
+    """An SQLAlchemy URL of a database fairpool can use (SQLite or PostgreSQL; a
+    ``postgresql://`` URL, as libpq writes them, through psycopg 3)."""
     try:
         url = make_url(text.strip())
     except (ArgumentError, ValueError):  # not shown: it may hold a password
@@ -254,6 +255,8 @@ def database_url(text: str) -> URL:
             f"expected an SQLite or PostgreSQL database, not {url.get_backend_name()}",
             shown(url),
         )
+    if url.drivername == "postgresql":  # SQLAlchemy's default driver is psycopg 2
+        url = url.set(drivername="postgresql+psycopg")
     return url
 
 
