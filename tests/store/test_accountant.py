@@ -53,6 +53,7 @@ def test_records_leases_and_groups_come_back(engine, reopen):
     accountant.set_lease("a@d", "ceiling", 5, 3600, T0)
     accountant.set_lease("a@d", "priority-factor", 5000.0, 120, T0)
     accountant.set_floor("b@d", 2)
+    accountant.set_lease("a@d", "floor", 1, 2**32, T0)  # it ends long after 2038
     accountant.update_priorities(T0 + 60)
     store.save(accountant, FIGURES)
     accountant.delete("b@d")
@@ -64,6 +65,7 @@ def test_records_leases_and_groups_come_back(engine, reopen):
     record = loaded.customers["a@d"]
     assert (record.ceiling, record.ceiling_lease_expiration) == (5, T0 + 3600)
     assert (record.factor, record.factor_pre_lease_value) == (5000.0, 1000.0)
+    assert record.floor_lease_expiration == T0 + 2**32
     assert again.group_figures() == FIGURES
     loaded.update_priorities(T0 + 200)  # the factor's lease is over, the ceiling's is not
     assert (loaded.customers["a@d"].factor, loaded.customers["a@d"].ceiling) == (1000.0, 5)

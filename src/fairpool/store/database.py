@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sqlalchemy import (
     URL,
+    BigInteger,
     Column,
     Engine,
     Float,
@@ -85,15 +86,15 @@ customers = Table(
     Column("hier_weighted_resources_used", Float, nullable=False),
     Column("accumulated_usage", Float, nullable=False),
     Column("weighted_accumulated_usage", Float, nullable=False),
-    Column("begin_usage_time", Integer, nullable=False),
-    Column("last_usage_time", Integer, nullable=False),
+    Column("begin_usage_time", BigInteger, nullable=False),
+    Column("last_usage_time", BigInteger, nullable=False),
     Column("ceiling", Integer, nullable=False),
     Column("floor", Integer, nullable=False),
-    Column("ceiling_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("ceiling_lease_expiration", BigInteger, nullable=False, server_default="0"),
     Column("ceiling_pre_lease_value", Integer, nullable=False, server_default="-1"),
-    Column("floor_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("floor_lease_expiration", BigInteger, nullable=False, server_default="0"),
     Column("floor_pre_lease_value", Integer, nullable=False, server_default="0"),
-    Column("factor_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("factor_lease_expiration", BigInteger, nullable=False, server_default="0"),
     Column("factor_pre_lease_value", Float, nullable=False, server_default="0"),
 )
 
@@ -139,7 +140,7 @@ job_history = Table(
     Column("cluster", Integer, nullable=False),
     Column("proc", Integer, nullable=False),
     Column("owner", String, nullable=False),
-    Column("completed", Integer, nullable=False),
+    Column("completed", BigInteger, nullable=False),
     Column("ad", String, nullable=False),
     Column("schedd", String, nullable=False, server_default=""),
     Index("ix_job_history_schedd_id", "schedd", "id"),
