@@ -16,6 +16,7 @@ import itertools
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -156,7 +157,8 @@ class PostgresServer:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.terminate()  # smart shutdown would wait for clients: fast is SIGINT
+            # SIGTERM's smart shutdown would wait for clients: SIGINT's fast one does not
+            self.process.send_signal(signal.SIGINT)
             try:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:

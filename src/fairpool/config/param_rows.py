@@ -41,6 +41,12 @@ _ACCOUNTANT = [
     ),
     ("NICE_USER_ACCOUNTING_GROUP_NAME", "string", "nice-user", "accounting prefix of nice jobs"),
     ("SPOOL", "path", "$(LOCAL_DIR)/spool", "the spool directory"),
+    (
+        "DATABASE_URL",
+        "string",
+        None,
+        "fairpool: the pool's database, an SQLAlchemy URL (unset: SQLite in SPOOL)",
+    ),
     ("LOCAL_DIR", "path", "/var/lib/condor", "the daemon's local state directory"),
     ("LOG", "path", "$(LOCAL_DIR)/log", "the log directory"),
     ("RELEASE_DIR", "path", "/usr", "where HTCondor is installed"),

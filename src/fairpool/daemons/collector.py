@@ -24,8 +24,9 @@ them. Absent ads are seen only by a query whose constraint or projection names
 ``Absent``; the negotiator sees neither absent nor offline slots.
 
 As an HTCondorView server (KEEP_POOL_HISTORY), the collector samples the pool every
-POOL_HISTORY_SAMPLING_INTERVAL into POOL_HISTORY_DIR (store/pool_history.py) and answers
-``fairpool stats`` from it. With CONDOR_VIEW_HOST it forwards every update and
+POOL_HISTORY_SAMPLING_INTERVAL into POOL_HISTORY_DIR (store/pool_history.py; into the
+pool's database when DATABASE_URL names a PostgreSQL one) and answers ``fairpool stats``
+from it. With CONDOR_VIEW_HOST it forwards every update and
 invalidation it takes to those collectors (a list; one that names this collector is
 ignored, as the seed says).
 """
@@ -41,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from sqlalchemy import Engine
 
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_from_json, ad_to_json
@@ -93,17 +95,19 @@ class Collector:
         self.updates = 0
         self.reconfig()
         self.persistent = PersistentAds.at(
-            (ctx.config.get("COLLECTOR_PERSISTENT_AD_LOG") or "").strip(), ctx.engine
+            (ctx.config.get("COLLECTOR_PERSISTENT_AD_LOG") or "").strip(),
+            ctx.engine,
+            ctx.owner(self.own_name),
         )
         self._restore()
         self._views: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
         self.history: PoolHistory | None = None
         if _flag(ctx.config, "KEEP_POOL_HISTORY"):
-            directory = (ctx.config.get("POOL_HISTORY_DIR") or "").strip()
             self.history = PoolHistory(
-                Path(directory) if directory else ctx.paths.spool,
+                self._history_place(),
                 knob_int(ctx.config, "POOL_HISTORY_MAX_STORAGE", 10_000_000, minimum=1),
+                ctx.owner(self.own_name),
             )
             ctx.env.process(self._sampling())
         ctx.env.process(self._housekeeping())
@@ -120,6 +124,14 @@ class Collector:
         self.view_urls = [
             url for url in map(_view_url, config.get_list("CONDOR_VIEW_HOST")) if not self._me(url)
         ]
+
+    def _history_place(self) -> Path | Engine:
+        """Where the pool's history goes: the pool's database when it is a shared
+        PostgreSQL one, else its own file in POOL_HISTORY_DIR (pool_history.py)."""
+        if self.ctx.shared and self.ctx.engine.dialect.name == "postgresql":
+            return self.ctx.engine
+        directory = (self.ctx.config.get("POOL_HISTORY_DIR") or "").strip()
+        return Path(directory) if directory else self.ctx.paths.spool
 
     def _me(self, url: str) -> bool:
         """Whether a CONDOR_VIEW_HOST names this collector (same port, a name of this

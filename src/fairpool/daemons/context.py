@@ -4,7 +4,8 @@ directories and database, and where the daemons are.
 The master (master.py) builds one ``Context`` per process and gives it to each daemon
 of ``DAEMON_LIST`` it starts there. Directories are HTCondor's knobs: ``LOCAL_DIR``,
 ``SPOOL`` (the database: job queue, history, accountant), ``LOG`` (each daemon's log)
-and ``EXECUTE`` (the jobs' scratch directories).
+and ``EXECUTE`` (the jobs' scratch directories). ``DATABASE_URL``, fairpool's own knob,
+puts the database elsewhere (PostgreSQL, shared by the daemons of several hosts).
 """
 
 from __future__ import annotations
@@ -17,17 +18,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import URL, Engine
 
 from ..config import Config
 from ..config.knob_values import knob_error
+from ..errors import ConfigError, StateError
 from ..runtime.realtime import RealtimeEnvironment
+from ..store.database import database_url as parse_database_url
 
 __all__ = [
     "CONDOR_PLATFORM",
     "CONDOR_VERSION",
     "Context",
     "PoolPaths",
+    "database_url",
     "filesystem_domain",
     "knob_float",
     "knob_int",
@@ -108,6 +112,13 @@ class Context:
     local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
     cedar_port: int = 0  # this process's CEDAR listener (0: none)
     duty_cycle: DutyCycle = field(default_factory=DutyCycle)
+    shared: bool = False  # the database is DATABASE_URL's, not SPOOL's own
+
+    def owner(self, name: str) -> str:
+        """The name a daemon's rows carry in the database: its own where daemons of
+        several hosts may share it (DATABASE_URL); empty in SPOOL's own database, which
+        is this host's alone, so that renaming the host or the daemon keeps its state."""
+        return name if self.shared else ""
 
     def logger(self, daemon: str) -> logging.Logger:
         """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""
@@ -160,6 +171,19 @@ def knob_int(config: Config, name: str, default: int, minimum: int = 0) -> int:
     if value < minimum:
         raise knob_error(config, name, f"a whole number of {minimum} or more")
     return value
+
+
+def database_url(config: Config) -> URL | None:
+    """DATABASE_URL: the pool's database, None for SQLite in SPOOL (the default). A bad
+    URL is a ConfigError naming the knob, never showing a password."""
+    text = (config.get("DATABASE_URL") or "").strip()
+    if not text:
+        return None
+    try:
+        return parse_database_url(text)
+    except StateError as err:
+        source, line = config.where("DATABASE_URL")
+        raise ConfigError(f"DATABASE_URL: {err}", source, line, "DATABASE_URL") from None
 
 
 def knob_float(config: Config, name: str, default: float, minimum: float = 0.0) -> float:

@@ -3,7 +3,8 @@
 ``fairpool pool start`` runs a master. It reads the configuration (``--config``, else
 ``CONDOR_CONFIG``, else the pool directory's own ``condor_config``, written with a
 personal pool's settings the first time), makes the pool's directories (``LOCAL_DIR``
-is the pool directory unless the configuration sets it), opens the pool's database,
+is the pool directory unless the configuration sets it), opens the pool's database
+(SQLite in ``SPOOL``, or ``DATABASE_URL``'s; its schema migrated: store/schema.py),
 starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, DEFRAG,
 GANGLIAD, ADSTASH; MASTER itself) and serves their APIs under ``/collector``,
 ``/negotiator``, ``/schedd``, ``/startd``, ``/defrag`` and ``/master`` on 127.0.0.1, with
@@ -45,13 +46,13 @@ from ..classad.jsonads import ad_to_json
 from ..config import Config, load_config
 from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
-from ..store.database import open_database
+from ..store.database import open_database, shown
 from ..web import mount_dashboard
 from .adstash import AdstashDaemon, adstash_router
 from .app import daemon_app
 from .client import Api
 from .collector import Collector
-from .context import Context, PoolPaths, knob_int
+from .context import Context, PoolPaths, database_url, knob_int
 from .defrag import DefragDaemon
 from .defrag_api import defrag_router
 from .errors import ApiError
@@ -158,9 +159,10 @@ class Master:
         names = self.daemon_list()
         paths = PoolPaths.of(self.config)
         paths.make()
-        ctx = self.ctx = Context(
-            self.config, RealtimeEnvironment(), paths, open_database(paths.spool)
-        )
+        url = database_url(self.config)
+        engine = open_database(url or paths.spool)
+        ctx = self.ctx = Context(self.config, RealtimeEnvironment(), paths, engine)
+        ctx.shared = url is not None
         ctx.started = time.time()
         host, port = collector_address(self.config)
         listening = _listen("127.0.0.1", port if "COLLECTOR" in names else 0)
@@ -209,6 +211,7 @@ class Master:
         (self.directory / CEDAR_ADDRESS_NAME).write_text(self.ctx.address + "\n")
         (self.directory / PID_NAME).write_text(f"{os.getpid()}\n")
         self.log.info("pool at %s: %s", self.ctx.url, ", ".join(self.daemons))
+        self.log.info("database: %s", shown(self.ctx.engine.url))  # never its password
 
     async def _advertise_all(self) -> None:
         for daemon in self.daemons.values():

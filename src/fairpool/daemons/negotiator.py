@@ -15,7 +15,9 @@ Negotiator ad (``LastNegotiationCycle*``). A schedd's submit asks for a cycle so
 (``reschedule``), no sooner than NEGOTIATOR_MIN_INTERVAL after the last one began.
 
 Several negotiators may share a pool (seed 002, "Running Multiple Negotiators"): each
-has its NEGOTIATOR_NAME, its own accountant (its own SPOOL), and considers only the slots
+has its NEGOTIATOR_NAME, its own accountant (its own SPOOL, or its rows under its
+NEGOTIATOR_NAME in a shared DATABASE_URL; the unnamed negotiator's are the pool's default
+accountant, which the negotiators of two central managers share), and considers only the slots
 of NEGOTIATOR_SLOT_CONSTRAINT, the submitters of NEGOTIATOR_SUBMITTER_CONSTRAINT (judged
 on their Submitter ads) and the jobs of NEGOTIATOR_JOB_CONSTRAINT; it asks each schedd for
 its own submitters' requests only, and names itself in what it asks and sends, so that a
@@ -32,6 +34,7 @@ import math
 import time
 from collections import deque
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from ..accounting.accountant import Accountant
@@ -44,7 +47,7 @@ from ..negotiator.configure import accountant_policy, negotiator_params
 from ..negotiator.groups import group_assigner
 from ..negotiator.results import rejection_attributes
 from ..negotiator.submitters import Request, SubmitterQueue, served
-from ..store.accountant_store import AccountantStore
+from ..store.accountant_store import LOG_NAME, AccountantStore
 from .accounting_ads import accounting_ads
 from .client import Api
 from .context import Context, knob_float, knob_int
@@ -84,7 +87,12 @@ class Negotiator:
         self.ctx = ctx
         self.log = ctx.logger(self.name)
         self.reconfig()
-        self.store = AccountantStore(ctx.paths.spool)
+        self.store = AccountantStore(
+            ctx.engine,
+            knob_int(ctx.config, "MAX_ACCOUNTANT_DATABASE_SIZE", 1_000_000, minimum=1),
+            name=ctx.owner((ctx.config.get("NEGOTIATOR_NAME") or "").strip()),
+            log=_log_path(ctx),
+        )
         self.accountant = self.store.load(self.policy, group_assigner(self.params.groups))
         self.version = 0  # of the accountant, for edits made from a copy
         self.cycles: deque[dict[str, Any]] = deque(maxlen=self.kept)
@@ -415,3 +423,11 @@ class Negotiator:
             task.cancel()
         for api in self._apis.values():
             await api.close()
+
+
+def _log_path(ctx: Context) -> Path:
+    """ACCOUNTANT_DATABASE_FILE, the accountant's log in HTCondor's format (by default
+    ``Accountantnew.log`` in SPOOL, wherever the database is)."""
+    if ctx.config.is_set("ACCOUNTANT_DATABASE_FILE"):
+        return Path((ctx.config.get("ACCOUNTANT_DATABASE_FILE") or "").strip())
+    return ctx.paths.spool / LOG_NAME

@@ -121,7 +121,7 @@ class Schedd:
         self.ctx = ctx
         self.log = ctx.logger(self.name)
         self.reconfig()
-        self.store = JobStore(ctx.engine)
+        self.store = JobStore(ctx.engine, ctx.owner(self.schedd_name))
         stored = self.store.load()
         self.next_cluster = stored.next_cluster
         self.clusters: dict[int, ClassAd] = stored.clusters

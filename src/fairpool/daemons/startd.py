@@ -19,8 +19,11 @@ daemon is its starter (real processes, fairpool.starter) and its messenger.
   pidfd; the job's schedd hears of each step.
 * The slot ads go to the collector at every change (a moment later, together) and every
   ``UPDATE_INTERVAL``.
-* The starters it runs are recorded in the pool's database; a startd starting after a
-  crash kills the jobs its last run left behind (their schedd puts them back to idle).
+* The starters it runs are recorded in SPOOL's SQLite database, even where DATABASE_URL
+  puts the pool's state elsewhere: they are this machine's processes, of no use to
+  another host, and written at every job start and exit (without fsync: a power loss
+  ends them anyway); a startd starting after a crash kills the jobs its last run left
+  behind (their schedd puts them back to idle).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 ``save`` writes every changed and deleted record and the last-update time in one
 transaction, so the state on disk is always that of a completed step: a crash in the middle
-of a negotiation cycle leaves the state of the cycle before. Each negotiator has its own
-state directory, hence its own accounting.
+of a negotiation cycle leaves the state of the cycle before. Each accountant's rows carry
+its name (``name``: the negotiator's NEGOTIATOR_NAME in a shared database), so negotiators
+sharing one database keep their accounting apart, and the negotiators of two central
+managers, configured alike, share theirs.
 
 A save may carry a *pending output*: a file the caller has written whole beside its final
 name, to be renamed into place once the state is committed (``fairpool negotiate --json``).
@@ -11,9 +13,10 @@ The rename is recorded in the same transaction, so if the process dies between t
 and the rename, the next open of the state finishes it: the state and the output always
 end up describing the same cycles.
 
-When a state directory is used, the same changes are also appended to ``Accountantnew.log``
-in HTCondor's accountant-log format (classadlog.py), for tools that read HTCondor's file;
-an HTCondor log found in a new state directory is imported.
+The same changes are also appended to ``Accountantnew.log`` in HTCondor's accountant-log
+format (classadlog.py), for tools that read HTCondor's file: in the state directory, or
+where ``log`` says (the negotiator: ACCOUNTANT_DATABASE_FILE, in its SPOOL, wherever the
+database is). An HTCondor log found beside an accountant with no records is imported.
 """
 
 from __future__ import annotations
@@ -25,33 +28,48 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select
+from sqlalchemy import ColumnElement, Engine, Table, delete, insert, select
 
 from ..accounting.accountant import Accountant, AccountantPolicy
 from ..accounting.records import Customer
 from ..errors import StateError
 from ..textfiles import read_text
 from .classadlog import AccountantLog, read_accountant_log
-from .database import DATABASE_NAME, customers, database_errors, groups, meta, open_database
+from .database import customers, database_errors, groups, meta, open_database, shown
 
 __all__ = ["AccountantStore"]
 
-_COLUMNS = [c.name for c in customers.columns]
+_COLUMNS = [c.name for c in customers.columns if c.name != "accountant"]
+_FIELDS = [customers.c[name] for name in _COLUMNS]
 _PENDING = "pending_output"  # meta key: [written file, final name] of the last save
 LOG_NAME = "Accountantnew.log"
 
 
 class AccountantStore:
-    """The accountant's state in a directory (or at an SQLAlchemy URL)."""
+    """An accountant's state: in a state directory, at an SQLAlchemy URL, or in the
+    database of an engine the caller has opened."""
 
     def __init__(
-        self, location: str | Path, log_max_size: int = 1_000_000, *, create: bool = True
+        self,
+        location: str | Path | Engine,
+        log_max_size: int = 1_000_000,
+        *,
+        create: bool = True,
+        name: str = "",
+        log: Path | None = None,
     ) -> None:
-        """``create=False``: the state must exist already (``StateError`` if not)."""
-        self.engine: Engine = open_database(location, create)
-        directory = Path(location) if "://" not in str(location) else None
-        self.where = str(directory / DATABASE_NAME) if directory else str(location)
-        self.log = AccountantLog(directory / LOG_NAME, log_max_size) if directory else None
+        """``create=False``: the state must exist already (``StateError`` if not).
+        ``log``: the accountant log's path (default: ``Accountantnew.log`` in a state
+        directory; none beside a URL or an engine)."""
+        if isinstance(location, Engine):
+            self.engine = location
+        else:
+            self.engine = open_database(location, create)
+            if log is None and "://" not in str(location):
+                log = Path(location) / LOG_NAME
+        self.where = shown(self.engine.url)
+        self.name = name
+        self.log = AccountantLog(log, log_max_size) if log is not None else None
         self.finish_output()
 
     def load(
@@ -60,8 +78,10 @@ class AccountantStore:
         assign_group: Callable[[str], str | None] | None = None,
     ) -> Accountant:
         with database_errors(self.where), self.engine.connect() as conn:
-            rows = conn.execute(select(customers)).mappings().all()
-            stored = dict(conn.execute(select(meta.c.key, meta.c.value)).all())
+            rows = conn.execute(select(*_FIELDS).where(self._mine(customers))).mappings().all()
+            stored = dict(
+                conn.execute(select(meta.c.key, meta.c.value).where(self._mine(meta))).all()
+            )
             records = [Customer(**row) for row in rows]
             last_update = float(stored.get("last_update", 0.0))
         if not records and self.log is not None and self.log.path.exists():
@@ -83,21 +103,26 @@ class AccountantStore:
         then rename ``output`` = (written file, final name) into place."""
         changed = [accountant.customers[n] for n in sorted(accountant.changed)]
         deleted = sorted(accountant.deleted)
+        mine = {"accountant": self.name}
         with database_errors(self.where), self.engine.begin() as conn:
             if group_figures is not None:
-                conn.execute(delete(groups))
+                conn.execute(delete(groups).where(self._mine(groups)))
                 if group_figures:
-                    rows = [{"name": n, **_group_row(f)} for n, f in group_figures.items()]
+                    rows = [{**mine, "name": n, **_group_row(f)} for n, f in group_figures.items()]
                     conn.execute(insert(groups), rows)
             if deleted or changed:
                 names = deleted + [c.name for c in changed]
-                conn.execute(delete(customers).where(customers.c.name.in_(names)))
+                conn.execute(
+                    delete(customers).where(self._mine(customers), customers.c.name.in_(names))
+                )
             if changed:
-                conn.execute(insert(customers), [_row(c) for c in changed])
-            conn.execute(delete(meta).where(meta.c.key.in_(("last_update", _PENDING))))
-            conn.execute(insert(meta).values(key="last_update", value=repr(accountant.last_update)))
+                conn.execute(insert(customers), [{**mine, **_row(c)} for c in changed])
+            keys = ("last_update", _PENDING)
+            conn.execute(delete(meta).where(self._mine(meta), meta.c.key.in_(keys)))
+            values = [("last_update", repr(accountant.last_update))]
             if output is not None:
-                conn.execute(insert(meta).values(key=_PENDING, value=json.dumps(list(output))))
+                values.append((_PENDING, json.dumps(list(output))))
+            conn.execute(insert(meta), [{**mine, "key": k, "value": v} for k, v in values])
         if self.log is not None:
             self.log.append(accountant, changed, deleted)
         accountant.changed.clear()
@@ -108,15 +133,21 @@ class AccountantStore:
     def finish_output(self) -> None:
         """Rename the output the last save committed, if a crash left it unrenamed."""
         with database_errors(self.where), self.engine.connect() as conn:
-            value = conn.execute(select(meta.c.value).where(meta.c.key == _PENDING)).scalar()
+            query = select(meta.c.value).where(self._mine(meta), meta.c.key == _PENDING)
+            value = conn.execute(query).scalar()
         if value is not None:
             _rename(*json.loads(value))
 
     def group_figures(self) -> dict[str, dict[str, Any]]:
         """The group figures of the last cycle saved (empty without groups)."""
         with database_errors(self.where), self.engine.connect() as conn:
-            rows = conn.execute(select(groups)).mappings().all()
-        return {row["name"]: {k: v for k, v in row.items() if k != "name"} for row in rows}
+            rows = conn.execute(select(groups).where(self._mine(groups))).mappings().all()
+        skip = ("name", "accountant")
+        return {row["name"]: {k: v for k, v in row.items() if k not in skip} for row in rows}
+
+    def _mine(self, table: Table) -> ColumnElement[bool]:
+        """This accountant's rows of ``table``."""
+        return table.c.accountant == self.name
 
 
 def _rename(written: str, final: str) -> None:
@@ -126,7 +157,7 @@ def _rename(written: str, final: str) -> None:
 
 
 def _group_row(figures: dict[str, Any]) -> dict[str, Any]:
-    columns = [c.name for c in groups.columns if c.name != "name"]
+    columns = [c.name for c in groups.columns if c.name not in ("name", "accountant")]
     return {c: (int(figures[c]) if c == "dynamic" else figures[c]) for c in columns}
 
 

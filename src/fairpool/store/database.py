@@ -1,33 +1,38 @@
 """Opening a state database: SQLite by default (one file in the state directory, WAL
 journal, so a reader never blocks the writer and a kill -9 loses no committed transaction),
-or any SQLAlchemy URL (PostgreSQL for state shared by several hosts).
+or an SQLAlchemy URL (``DATABASE_URL``: PostgreSQL, for state several hosts share).
 
-Schema changes are migrations: each entry of ``MIGRATIONS`` runs once, in order, and the
-database remembers the last one applied.
+The tables below are the schema as this fairpool writes it; Alembic's revisions
+(migrations/, run by schema.py when a database is opened) make it. In a database several
+daemons share, each row names the daemon it belongs to (``accountant``, ``schedd``,
+``collector``; empty where the database is the daemon.s own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import (
+    URL,
+    BigInteger,
     Column,
     Engine,
     Float,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
     create_engine,
     event,
-    select,
-    text,
+    make_url,
 )
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ..errors import StateError
+from .schema import BRANCHES, upgrade
 
 __all__ = [
     "DATABASE_NAME",
@@ -35,23 +40,36 @@ __all__ = [
     "collector_ads",
     "customers",
     "database_errors",
+    "database_url",
     "groups",
     "job_clusters",
     "job_history",
     "jobs",
     "meta",
     "open_database",
+    "resource_samples",
+    "shown",
+    "sqlite_url",
     "starters",
+    "submitter_samples",
 ]
 
 DATABASE_NAME = "state.sqlite3"
 STATE_FILES = (DATABASE_NAME, "Accountantnew.log")
+DIALECTS = ("sqlite", "postgresql")
 
 METADATA = MetaData()
+
+
+def _owner(name: str) -> Column:
+    """The daemon a row belongs to (its name in a shared database; empty in its own)."""
+    return Column(name, String, primary_key=True, server_default="")
+
 
 meta = Table(
     "accountant_meta",
     METADATA,
+    _owner("accountant"),
     Column("key", String, primary_key=True),
     Column("value", String, nullable=False),
 )
@@ -59,6 +77,7 @@ meta = Table(
 customers = Table(
     "customers",
     METADATA,
+    _owner("accountant"),
     Column("name", String, primary_key=True),
     Column("priority", Float, nullable=False),
     Column("factor", Float, nullable=False),
@@ -67,21 +86,22 @@ customers = Table(
     Column("hier_weighted_resources_used", Float, nullable=False),
     Column("accumulated_usage", Float, nullable=False),
     Column("weighted_accumulated_usage", Float, nullable=False),
-    Column("begin_usage_time", Integer, nullable=False),
-    Column("last_usage_time", Integer, nullable=False),
+    Column("begin_usage_time", BigInteger, nullable=False),
+    Column("last_usage_time", BigInteger, nullable=False),
     Column("ceiling", Integer, nullable=False),
     Column("floor", Integer, nullable=False),
-    Column("ceiling_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("ceiling_lease_expiration", BigInteger, nullable=False, server_default="0"),
     Column("ceiling_pre_lease_value", Integer, nullable=False, server_default="-1"),
-    Column("floor_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("floor_lease_expiration", BigInteger, nullable=False, server_default="0"),
     Column("floor_pre_lease_value", Integer, nullable=False, server_default="0"),
-    Column("factor_lease_expiration", Integer, nullable=False, server_default="0"),
+    Column("factor_lease_expiration", BigInteger, nullable=False, server_default="0"),
     Column("factor_pre_lease_value", Float, nullable=False, server_default="0"),
 )
 
 groups = Table(
     "groups",
     METADATA,
+    _owner("accountant"),
     Column("name", String, primary_key=True),
     Column("quota", Float, nullable=False),
     Column("config_quota", Float, nullable=False),
@@ -98,15 +118,17 @@ groups = Table(
 job_clusters = Table(
     "job_clusters",
     METADATA,
-    Column("cluster", Integer, primary_key=True),
+    _owner("schedd"),
+    Column("cluster", Integer, primary_key=True, autoincrement=False),
     Column("ad", String, nullable=False),
 )
 
 jobs = Table(
     "jobs",
     METADATA,
-    Column("cluster", Integer, primary_key=True),
-    Column("proc", Integer, primary_key=True),
+    _owner("schedd"),
+    Column("cluster", Integer, primary_key=True, autoincrement=False),
+    Column("proc", Integer, primary_key=True, autoincrement=False),
     Column("ad", String, nullable=False),
 )
 
@@ -118,12 +140,14 @@ job_history = Table(
     Column("cluster", Integer, nullable=False),
     Column("proc", Integer, nullable=False),
     Column("owner", String, nullable=False),
-    Column("completed", Integer, nullable=False),
+    Column("completed", BigInteger, nullable=False),
     Column("ad", String, nullable=False),
+    Column("schedd", String, nullable=False, server_default=""),
+    Index("ix_job_history_schedd_id", "schedd", "id"),
 )
 
 # The startd's running starters, so that a restarted startd finds what its last run
-# left behind.
+# left behind (always in the machine's own SPOOL: the processes are this machine's).
 starters = Table(
     "starters",
     METADATA,
@@ -138,6 +162,7 @@ starters = Table(
 collector_ads = Table(
     "collector_ads",
     METADATA,
+    _owner("collector"),
     Column("kind", String, primary_key=True),
     Column("name", String, primary_key=True),
     Column("schedd", String, primary_key=True),
@@ -145,71 +170,112 @@ collector_ads = Table(
     Column("expires", Float, nullable=True),
 )
 
-schema_version = Table(
-    "schema_version",
+# The HTCondorView server's samples of the pool (pool_history.py).
+resource_samples = Table(
+    "resource_samples",
     METADATA,
-    Column("version", Integer, primary_key=True),
+    Column("time", Float, nullable=False),
+    Column("name", String, nullable=False),
+    Column("state", String, nullable=False),
+    Column("activity", String, nullable=False),
+    Column("collector", String, nullable=False, server_default=""),
+    Index("ix_resource_samples_collector_time", "collector", "time"),
 )
 
-# version -> SQL run to reach it from the one before (1 creates the tables above)
-MIGRATIONS: dict[int, list[str]] = {
-    1: [],
-    2: [
-        "CREATE TABLE IF NOT EXISTS groups (name VARCHAR PRIMARY KEY, quota FLOAT NOT NULL,"
-        " config_quota FLOAT NOT NULL, dynamic INTEGER NOT NULL, subtree_quota FLOAT NOT NULL,"
-        " requested FLOAT NOT NULL, surplus VARCHAR NOT NULL, sort_key FLOAT NOT NULL,"
-        " allocated FLOAT NOT NULL)"
-    ],
-    3: [  # condor_userprio -duration leases
-        *(
-            f"ALTER TABLE customers ADD COLUMN {name} {kind} NOT NULL DEFAULT {default}"
-            for name, kind, default in (
-                ("ceiling_lease_expiration", "INTEGER", 0),
-                ("ceiling_pre_lease_value", "INTEGER", -1),
-                ("floor_lease_expiration", "INTEGER", 0),
-                ("floor_pre_lease_value", "INTEGER", 0),
-                ("factor_lease_expiration", "INTEGER", 0),
-                ("factor_pre_lease_value", "FLOAT", 0),
-            )
-        )
-    ],
-    4: [  # the live pool: the job queue, the history, the startd's starters
-        "CREATE TABLE IF NOT EXISTS job_clusters (cluster INTEGER PRIMARY KEY,"
-        " ad VARCHAR NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS jobs (cluster INTEGER NOT NULL, proc INTEGER NOT NULL,"
-        " ad VARCHAR NOT NULL, PRIMARY KEY (cluster, proc))",
-        "CREATE TABLE IF NOT EXISTS job_history (id INTEGER PRIMARY KEY, cluster INTEGER NOT NULL,"
-        " proc INTEGER NOT NULL, owner VARCHAR NOT NULL, completed INTEGER NOT NULL,"
-        " ad VARCHAR NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS starters (slot VARCHAR PRIMARY KEY, pid INTEGER NOT NULL,"
-        " create_time FLOAT NOT NULL, job VARCHAR NOT NULL)",
-    ],
-    5: [  # the collector's absent and offline ads
-        "CREATE TABLE IF NOT EXISTS collector_ads (kind VARCHAR NOT NULL, name VARCHAR NOT NULL,"
-        " schedd VARCHAR NOT NULL, ad VARCHAR NOT NULL, expires FLOAT,"
-        " PRIMARY KEY (kind, name, schedd))",
-    ],
-}
+submitter_samples = Table(
+    "submitter_samples",
+    METADATA,
+    Column("time", Float, nullable=False),
+    Column("name", String, nullable=False),
+    Column("running", Integer, nullable=False),
+    Column("idle", Integer, nullable=False),
+    Column("collector", String, nullable=False, server_default=""),
+    Index("ix_submitter_samples_collector_time", "collector", "time"),
+)
 
 
-def open_database(location: str | Path, create: bool = True, fsync: bool = True) -> Engine:
-    """An engine for a state directory (SQLite inside it) or an SQLAlchemy URL.
+def open_database(
+    location: str | Path | URL,
+    create: bool = True,
+    fsync: bool = True,
+    branches: Sequence[str] = BRANCHES,
+) -> Engine:
+    """An engine for a state directory (SQLite inside it) or an SQLAlchemy URL, its
+    schema brought to this fairpool's (schema.py; ``branches``: which tables).
 
     ``create=False``: the directory must exist and hold state already (a command that only
     reads never leaves an empty state behind a typo). ``fsync=False``: SQLite commits
     survive the process's crash but not the machine's (for what a power loss ends anyway,
-    like the startd's record of its jobs' processes). Any problem is a ``StateError``."""
-    url = str(location)
-    if "://" not in url:
+    like the startd's record of its jobs' processes). Any problem is a ``StateError``,
+    which never shows a URL's password."""
+    if isinstance(location, URL):
+        url = location
+    elif "://" in str(location):
+        url = database_url(str(location))
+    else:
         directory = Path(location)
         _check_directory(directory, create)
-        url = f"sqlite:///{directory / DATABASE_NAME}"
-    with database_errors(url.removeprefix("sqlite:///")):
-        engine = create_engine(url)
+        url = sqlite_url(directory / DATABASE_NAME)
+    where = shown(url)
+    with database_errors(where):
+        try:
+            engine = create_engine(url, connect_args=_connect_args(url))
+        except ImportError as err:  # the dialect's driver
+            raise StateError(
+                f"cannot use it: {err.name or err} is not installed"
+                " (PostgreSQL: pip install 'fairpool[postgres]')",
+                where,
+            ) from None
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas if fsync else _sqlite_pragmas_nosync)
-        _migrate(engine)
+        try:
+            upgrade(engine, where, branches)
+        except BaseException:
+            engine.dispose()  # no connection left open to a database that cannot be used
+            raise
     return engine
+
+
+def sqlite_url(path: Path) -> URL:
+    """The URL of an SQLite file (any character of its path kept as it is)."""
+    return URL.create("sqlite", database=str(path))
+
+
+def database_url(text: str) -> URL:
+    """An SQLAlchemy URL of a database fairpool can use (SQLite or PostgreSQL; a
+    ``postgresql://`` URL, as libpq writes them, through psycopg 3)."""
+    try:
+        url = make_url(text.strip())
+    except (ArgumentError, ValueError):  # not shown: it may hold a password
+        raise StateError(
+            "a database URL that cannot be read: expected an SQLAlchemy URL such as"
+            " postgresql+psycopg://user@host/database"
+        ) from None
+    if url.get_backend_name() not in DIALECTS:
+        raise StateError(
+            f"expected an SQLite or PostgreSQL database, not {url.get_backend_name()}",
+            shown(url),
+        )
+    if url.drivername == "postgresql":  # SQLAlchemy's default driver is psycopg 2
+        url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def shown(url: URL | str) -> str:
+    """A database's URL as messages and logs show it: its password hidden, an SQLite
+    file as its path."""
+    url = make_url(url) if isinstance(url, str) else url
+    if url.get_backend_name() == "sqlite" and url.database:
+        return url.database
+    return url.render_as_string(hide_password=True)
+
+
+def _connect_args(url: URL) -> dict[str, object]:
+    """A server that does not answer is an error after 10 s (libpq would wait forever),
+    unless the URL sets its own ``connect_timeout``."""
+    if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
+        return {"connect_timeout": 10}
+    return {}
 
 
 def _check_directory(directory: Path, create: bool) -> None:
@@ -230,7 +296,8 @@ def _check_directory(directory: Path, create: bool) -> None:
 @contextmanager
 def database_errors(where: str) -> Iterator[None]:
     """SQLAlchemy's errors (a corrupt file, another program's database, a locked or
-    read-only one) as one ``StateError`` naming the database."""
+    read-only one, a server that cannot be reached) as one ``StateError`` naming the
+    database (``where``: as ``shown`` gives it)."""
     try:
         yield
     except SQLAlchemyError as err:
@@ -250,19 +317,3 @@ def _sqlite_pragmas(connection, _record, synchronous: str = "FULL") -> None:
 
 def _sqlite_pragmas_nosync(connection, record) -> None:
     _sqlite_pragmas(connection, record, "NORMAL")  # in WAL mode: no fsync at commit
-
-
-def _migrate(engine: Engine) -> None:
-    with engine.begin() as conn:
-        METADATA.create_all(conn, tables=[schema_version])
-        stored = conn.execute(select(schema_version.c.version)).scalar() or 0
-        current = stored
-        if current == 0:  # a new database: the tables as they are now
-            METADATA.create_all(conn)
-            current = max(MIGRATIONS)
-        for version in sorted(v for v in MIGRATIONS if v > current):
-            for statement in MIGRATIONS[version]:
-                conn.execute(text(statement))
-        if stored < max(MIGRATIONS):
-            conn.execute(schema_version.delete())
-            conn.execute(schema_version.insert().values(version=max(MIGRATIONS)))

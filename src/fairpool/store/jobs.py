@@ -9,6 +9,9 @@ are never given twice, even after their jobs have gone.
 Each write is one transaction: a whole submission; the jobs changed since the last
 save; jobs leaving the queue, deleted and added to the history together (so after a
 crash a job is in the queue or in the history, never both, never neither).
+
+Every row names its schedd, so that the schedds of several submit hosts can share one
+database; a store reads and writes only its own schedd's rows.
 """
 
 from __future__ import annotations
@@ -28,13 +31,12 @@ from .group_commit import Write
 __all__ = ["JobStore", "StoredQueue"]
 
 _HEADER = 0
-_UPDATE = (
-    update(jobs)
-    .where(jobs.c.cluster == bindparam("c"), jobs.c.proc == bindparam("p"))
-    .values(ad=bindparam("ad"))
+_JOB = (jobs.c.schedd == bindparam("s"), jobs.c.cluster == bindparam("c"))
+_UPDATE = update(jobs).where(*_JOB, jobs.c.proc == bindparam("p")).values(ad=bindparam("ad"))
+_DELETE = delete(jobs).where(*_JOB, jobs.c.proc == bindparam("p"))
+_DELETE_CLUSTER = delete(job_clusters).where(
+    job_clusters.c.schedd == bindparam("s"), job_clusters.c.cluster == bindparam("c")
 )
-_DELETE = delete(jobs).where(jobs.c.cluster == bindparam("c"), jobs.c.proc == bindparam("p"))
-_DELETE_CLUSTER = delete(job_clusters).where(job_clusters.c.cluster == bindparam("c"))
 
 
 @dataclass
@@ -47,18 +49,24 @@ class StoredQueue:
 
 
 class JobStore:
-    """One schedd's queue and history."""
+    """One schedd's queue and history (``schedd``: its name in a shared database)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, schedd: str = "") -> None:
         self.engine = engine
+        self.schedd = schedd
 
     def load(self) -> StoredQueue:
+        mine = jobs.c.schedd == self.schedd
         with self.engine.connect() as conn:
             clusters = {
                 row.cluster: ad_from_json(json.loads(row.ad), f"cluster {row.cluster}")
-                for row in conn.execute(select(job_clusters))
+                for row in conn.execute(
+                    select(job_clusters).where(job_clusters.c.schedd == self.schedd)
+                )
             }
-            rows = conn.execute(select(jobs).order_by(jobs.c.cluster, jobs.c.proc)).all()
+            rows = conn.execute(
+                select(jobs).where(mine).order_by(jobs.c.cluster, jobs.c.proc)
+            ).all()
         header = clusters.pop(_HEADER, ClassAd())
         found = []
         for row in rows:
@@ -80,12 +88,14 @@ class JobStore:
         with self.engine.begin() as conn:
             for cluster_ad, rows in clusters:
                 number = cluster_ad["ClusterId"]
-                conn.execute(
-                    insert(job_clusters).values(cluster=number, ad=_dump(ad_to_json(cluster_ad)))
-                )
+                ad = _dump(ad_to_json(cluster_ad))
+                conn.execute(insert(job_clusters).values(schedd=self.schedd, cluster=number, ad=ad))
                 conn.execute(
                     insert(jobs),
-                    [{"cluster": number, "proc": proc, "ad": text} for proc, text in rows],
+                    [
+                        {"schedd": self.schedd, "cluster": number, "proc": proc, "ad": text}
+                        for proc, text in rows
+                    ],
                 )
             self._set_next(conn, next_cluster)
 
@@ -107,7 +117,12 @@ class JobStore:
         """``save``'s write, its rows taken from the ads now (None: nothing changed), for
         a group commit (group_commit.py)."""
         rows = [
-            {"c": job["ClusterId"], "p": job["ProcId"], "ad": _dump(_diff(job, cluster))}
+            {
+                "s": self.schedd,
+                "c": job["ClusterId"],
+                "p": job["ProcId"],
+                "ad": _dump(_diff(job, cluster)),
+            }
             for job, cluster in changed
         ]
         if not rows:
@@ -125,9 +140,9 @@ class JobStore:
         changed: Iterable[tuple[ClassAd, ClassAd]] = (),
     ) -> Write:
         """``leave``'s write, its rows taken from the ads now."""
-        keys = [{"c": job["ClusterId"], "p": job["ProcId"]} for job, _ in gone]
-        history = [_history_row(job) for job, _ in gone]
-        empty = [{"c": number} for number in empty_clusters]
+        keys = [{"s": self.schedd, "c": job["ClusterId"], "p": job["ProcId"]} for job, _ in gone]
+        history = [{**_history_row(job), "schedd": self.schedd} for job, _ in gone]
+        empty = [{"s": self.schedd, "c": number} for number in empty_clusters]
         update_rows = self.saving(changed)
 
         def write(conn: Connection) -> None:
@@ -157,7 +172,11 @@ class JobStore:
         ``since``, only those newer than the first record it holds of (condor_history
         -since)."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(job_history.c.ad).order_by(job_history.c.id.desc()))
+            rows = conn.execute(
+                select(job_history.c.ad)
+                .where(job_history.c.schedd == self.schedd)
+                .order_by(job_history.c.id.desc())
+            )
             given = 0
             for (text,) in rows:
                 if limit is not None and given >= limit:
@@ -169,11 +188,10 @@ class JobStore:
                     given += 1
                     yield ad
 
-    @staticmethod
-    def _set_next(conn, next_cluster: int) -> None:
-        conn.execute(delete(job_clusters).where(job_clusters.c.cluster == _HEADER))
+    def _set_next(self, conn: Connection, next_cluster: int) -> None:
+        conn.execute(_DELETE_CLUSTER, {"s": self.schedd, "c": _HEADER})
         header = _dump({"NextClusterNum": next_cluster})
-        conn.execute(insert(job_clusters).values(cluster=_HEADER, ad=header))
+        conn.execute(insert(job_clusters).values(schedd=self.schedd, cluster=_HEADER, ad=header))
 
 
 _DELETED = "__deleted__"  # a job row's list of its cluster's attributes the job dropped

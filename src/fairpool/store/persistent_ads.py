@@ -5,7 +5,7 @@ still knows the machines that ought to be in the pool. Here they are rows of one
 written in a transaction each time an ad turns absent or offline, comes back or expires,
 so a kill -9 at any moment loses none. The knob, when set, names an SQLite file of their
 own; unset, they go into the pool's database (HTCondor keeps them only in memory then:
-docs/compat.md).
+docs/compat.md), under the collector's name where several collectors share it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select
 
-from .database import collector_ads, database_errors, open_database
+from .database import collector_ads, database_errors, open_database, shown, sqlite_url
 
 __all__ = ["PersistentAd", "PersistentAds"]
 
@@ -34,22 +34,25 @@ class PersistentAd:
 class PersistentAds:
     """Absent and offline ads on disk."""
 
-    def __init__(self, engine: Engine, where: str = "the pool's database") -> None:
+    def __init__(self, engine: Engine, collector: str = "") -> None:
         self.engine = engine
-        self.where = where
+        self.where = shown(engine.url)
+        self.collector = collector
 
     @classmethod
-    def at(cls, path: str | None, pool_engine: Engine) -> PersistentAds:
-        """The log the knob names (its own SQLite file), else the pool's database."""
+    def at(cls, path: str | None, pool_engine: Engine, collector: str = "") -> PersistentAds:
+        """The log the knob names (its own SQLite file, this collector's alone), else
+        the pool's database (``collector``: this collector's name there)."""
         if not path:
-            return cls(pool_engine)
+            return cls(pool_engine, collector)
         file = Path(path)
         file.parent.mkdir(parents=True, exist_ok=True)
-        return cls(open_database(f"sqlite:///{file}"), str(file))
+        return cls(open_database(sqlite_url(file)))
 
     def load(self) -> list[PersistentAd]:
         with database_errors(self.where), self.engine.connect() as conn:
-            rows = conn.execute(select(collector_ads)).all()
+            mine = collector_ads.c.collector == self.collector
+            rows = conn.execute(select(collector_ads).where(mine)).all()
         return [
             PersistentAd(
                 row.kind,
@@ -67,6 +70,7 @@ class PersistentAds:
             conn.execute(self._key(delete(collector_ads), ad.kind, ad.name, ad.schedd))
             conn.execute(
                 insert(collector_ads).values(
+                    collector=self.collector,
                     kind=ad.kind,
                     name=ad.name,
                     schedd=ad.schedd,
@@ -83,7 +87,8 @@ class PersistentAds:
         if self.engine is not pool_engine:
             self.engine.dispose()
 
-    @staticmethod
-    def _key(statement: Any, kind: str, name: str, schedd: str) -> Any:
+    def _key(self, statement: Any, kind: str, name: str, schedd: str) -> Any:
         c = collector_ads.c
-        return statement.where(c.kind == kind, c.name == name, c.schedd == schedd)
+        return statement.where(
+            c.collector == self.collector, c.kind == kind, c.name == name, c.schedd == schedd
+        )
