@@ -39,6 +39,7 @@ COMMON = {
     "SCHEDD_INTERVAL": "2",
     "SCHEDD_MIN_INTERVAL": "1",
     "POLLING_INTERVAL": "1",
+    "MASTER_UPDATE_INTERVAL": "2",
 }
 
 
@@ -70,12 +71,14 @@ class Hosts:
             host.http.close()
 
     def host(self, name: str, daemons: str, **knobs: object) -> LivePool:
-        """A host (not started) running MASTER and ``daemons``."""
+        """A host (not started) running MASTER and ``daemons``, its master named
+        ``name`` (MASTER_NAME)."""
         made = LivePool(
             self.root / name,
             **self.common,
             DAEMON_LIST=f"MASTER, {daemons}",
             COLLECTOR_HOST=self.collector_host,
+            MASTER_NAME=name,
             **knobs,
         )
         self.hosts[name] = made

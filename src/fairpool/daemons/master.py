@@ -20,7 +20,8 @@ any free port; the address is written to ``LOCAL_DIR/address`` for the commands 
 find, and the master's pid to ``LOCAL_DIR/master.pid``. A daemon run alone
 (``DAEMON_LIST = MASTER, SCHEDD``) reports to every collector ``COLLECTOR_HOST`` lists
 (collectors.py), as a process of a pool over many hosts does. The master's ad is named
-by MASTER_NAME (``name@host``; the host's name by default).
+by MASTER_NAME (``name@host``; the host's name by default) and sent every
+MASTER_UPDATE_INTERVAL (300 s).
 SIGTERM or SIGINT (``fairpool pool stop``) stops the pool.
 
 Beside the HTTP server the master runs a CEDAR listener (cedar/), HTCondor's own
@@ -199,11 +200,15 @@ class Master:
         self.log.info("pool at %s: %s", self.ctx.url, ", ".join(self.daemons))
 
     async def _advertise_all(self) -> None:
+        """Every daemon's ads at once, then the master's every MASTER_UPDATE_INTERVAL (a
+        collector that restarts hears of this process again)."""
         for daemon in self.daemons.values():
             advertise = getattr(daemon, "advertise", None)
             if advertise is not None:
                 await advertise()
-        await self._master_ad()
+        while True:
+            await self._master_ad()
+            await asyncio.sleep(knob_int(self.config, "MASTER_UPDATE_INTERVAL", 300, minimum=1))
 
     async def _master_ad(self) -> None:
         assert self.ctx is not None
