@@ -44,7 +44,7 @@ def run(directory: Path, seconds: float) -> None:
     assert report.updates_lost == 0 and report.ads_lost == 0
     assert report.updates_sequenced == report.sent - startds * slots  # all but the first
     assert not report.stale_ads, report.stale_ads[:5]
-    assert report.cycles >= seconds / 5 - 2, "the negotiator cycled all along"
+    assert report.cycles >= seconds / 10, "the negotiator cycled all along (every 5 s)"
     if seconds >= 120:
         warm = report.rss_at(report.warm)
         assert report.growth < 0.10 * warm and report.growth < 30 * MIB, report.rss
