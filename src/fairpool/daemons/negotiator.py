@@ -176,20 +176,18 @@ class Negotiator:
         local = self.ctx.local.get("collector")
         if local is not None:
             return local.slot_ads()
-        collector = self.api(self.ctx.collector_url)
         machines = (
-            await collector.get(
+            await self.ctx.collectors.get(
                 "/ads", type="Machine", private="true", constraint="Offline =!= true"
             )
         )["ads"]
         return [ad_from_json(obj, "a slot ad") for obj in machines]
 
     async def _negotiate(self, now: float) -> CycleResult:
-        collector = self.api(self.ctx.collector_url)
         slots = await self._slots()
         submitters = [
             obj
-            for obj in (await collector.get("/ads", type="Submitter"))["ads"]
+            for obj in (await self.ctx.collectors.get("/ads", type="Submitter"))["ads"]
             if served(ad_from_json(obj, "a Submitter ad"), self.params.submitter_constraint, now)
         ]
         significant = significant_of(slots, self.params, now)
@@ -403,18 +401,13 @@ class Negotiator:
         return accounting_ads(list(self.accountant.customers.values()), last, common)
 
     async def advertise(self) -> None:
-        collector = self.api(self.ctx.collector_url)
         accounting = self.accounting()
         names = {str(ad["Name"]) for ad in accounting}
-        try:
-            ads = [ad_to_json(ad) for ad in (self.ad(), *accounting)]
-            await collector.post("/update", {"ads": ads})
-            gone = sorted(self.accounted - names)
-            if gone:
-                await collector.post("/invalidate", {"type": "Accounting", "names": gone})
-            self.accounted = names
-        except Unavailable as err:
-            self.log.info("cannot advertise: %s", err)
+        await self.ctx.collectors.update([ad_to_json(ad) for ad in (self.ad(), *accounting)])
+        gone = sorted(self.accounted - names)
+        if gone:
+            await self.ctx.collectors.invalidate("Accounting", names=gone)
+        self.accounted = names
 
     async def close(self) -> None:
         if self._next is not None:
