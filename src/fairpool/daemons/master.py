@@ -74,6 +74,10 @@ from .startd_api import startd_router
 __all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
 
 DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "DEFRAG", "GANGLIAD", "ADSTASH")
+# names HTCondor's high-availability configurations put in DAEMON_LIST, with no process
+# of their own here: HAD makes this process's negotiator one of a high-availability
+# group (had.py); REPLICATION's copying of the accountant is the shared database's
+HA_NAMES = ("HAD", "REPLICATION")
 CONFIG_NAME = "condor_config"
 ADDRESS_NAME = "address"
 CEDAR_ADDRESS_NAME = "cedar_address"
@@ -132,16 +136,17 @@ class Master:
 
     def daemon_list(self) -> list[str]:
         names = [n.upper() for n in self.config.get_list("DAEMON_LIST")]
-        unknown = [n for n in names if n not in (*DAEMONS, "MASTER")]
+        unknown = [n for n in names if n not in (*DAEMONS, *HA_NAMES, "MASTER")]
         if unknown:
-            source, line = self.config.where("DAEMON_LIST")
-            raise ConfigError(
-                f"DAEMON_LIST: unknown daemon {unknown[0]} (fairpool runs {', '.join(DAEMONS)})",
-                source,
-                line,
-                "DAEMON_LIST",
-            )
+            runs = ", ".join(DAEMONS)
+            self._daemon_list_error(f"unknown daemon {unknown[0]} (fairpool runs {runs})")
+        if "HAD" in names and "NEGOTIATOR" not in names:
+            self._daemon_list_error("HAD controls the NEGOTIATOR, which is not in it")
         return [n for n in DAEMONS if n in names]
+
+    def _daemon_list_error(self, problem: str) -> None:
+        source, line = self.config.where("DAEMON_LIST")
+        raise ConfigError(f"DAEMON_LIST: {problem}", source, line, "DAEMON_LIST")
 
     async def run(self) -> None:
         """Serve until stopped."""
@@ -262,13 +267,16 @@ class Master:
         @api.get("/status", summary="The daemons of this process")
         async def status() -> dict[str, Any]:
             assert self.ctx is not None
+            negotiator = self.daemons.get("NEGOTIATOR")
+            had = getattr(negotiator, "had", None)
             return {
                 "pid": os.getpid(),
                 "address": self.ctx.url,
                 "cedar_address": self.ctx.address,
-                "daemons": ["MASTER", *self.daemons],
+                "daemons": ["MASTER", *self.daemons, *(["HAD"] if had is not None else [])],
                 "started": self.ctx.started,
                 "local_dir": str(self.ctx.paths.local_dir),
+                "had": had.status() if had is not None else None,
             }
 
         @api.post("/reconfig", summary="Read the configuration again")
