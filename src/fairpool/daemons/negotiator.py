@@ -510,10 +510,17 @@ class Negotiator:
         """The accountant as the database has it (the former active negotiator's last
         committed cycle), before this one's first cycle."""
         async with self.lock:
-            assign = group_assigner(self.params.groups)
-            self.accountant = await asyncio.to_thread(self.store.load, self.policy, assign)
+            self.accountant = await asyncio.to_thread(self._load)
             self.version += 1
             self.offered = {}
+
+    def _load(self) -> Accountant:
+        """The accountant from the database, and Accountantnew.log rewritten to match it
+        (this central manager's copy missed what the other one committed)."""
+        accountant = self.store.load(self.policy, group_assigner(self.params.groups))
+        if self.store.log is not None:
+            self.store.log.compact(accountant)
+        return accountant
 
     def became_active(self) -> None:
         """A cycle at once; our ads, and no stale Negotiator ad of another member."""
