@@ -117,6 +117,11 @@ class FailoverPool:
         status = self.had(number)
         return bool(status and status["active"])
 
+    def standing_by(self, number: int) -> dict[str, Any] | None:
+        """Central manager ``number``'s HAD status if it answers that it stands by."""
+        status = self.had(number)
+        return status if status is not None and not status["active"] else None
+
     def wait_active(self, number: int, seconds: float) -> float:
         """Wait for central manager ``number`` to be active; when it was seen so."""
         LivePool.wait(lambda: self.active(number), seconds, f"cm{number + 1} to be active")

@@ -112,8 +112,10 @@ def test_a_central_manager_cut_off_from_the_database_stops_before_the_other_star
 
         proxy.cut()
         cut = time.time()
-        execute.wait(lambda: not pool.active(0), 2 * pool.stabilization, "cm1 to stop")
-        stopped = pool.had(0)["since"]  # when cm1 says it stopped
+        standing_by = execute.wait(
+            lambda: pool.standing_by(0), 2 * pool.stabilization, "cm1 to stop"
+        )
+        stopped = standing_by["since"]  # when cm1 says it stopped
         takeover = pool.first_cycle_of(1, cut)
         assert takeover is None or takeover.started > stopped
         first = execute.wait(lambda: pool.first_cycle_of(1, cut), 4 * INTERVAL, "cm2's cycle")
