@@ -131,6 +131,8 @@ def test_a_central_manager_cut_off_from_the_database_stops_before_the_other_star
     mine = [c for c in cycles if c.holder == pool.entries[0]]
     theirs = [c for c in cycles if c.holder == pool.entries[1]]
     assert mine and theirs
-    assert max(c.end for c in mine) < stopped < min(c.started for c in theirs)
-    assert not overlaps(cycles)
+    shown = [(c.holder, c.term, c.started - cut, c.end - cut) for c in cycles]
+    assert max(c.end for c in mine) < stopped, (stopped - cut, shown)
+    assert stopped < min(c.started for c in theirs), (stopped - cut, shown)
+    assert not overlaps(cycles), shown
     assert not claims_matched_twice(cycles)
