@@ -74,10 +74,13 @@ class LivePool:
         self.stop()
         self.http.close()
 
-    def start(self, wait_for_slots: bool = True) -> None:
+    def write_config(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         lines = [f"LOCAL_DIR = {self.directory}"] + [f"{k} = {v}" for k, v in self.knobs.items()]
         self.config.write_text("\n".join(lines) + "\n")
+
+    def start(self, wait_for_slots: bool = True) -> None:
+        self.write_config()
         directory, config = str(self.directory), str(self.config)
         fairpool("pool", "start", "--dir", directory, "--config", config, "--background")
         self.url = (self.directory / "address").read_text().strip()
@@ -93,7 +96,7 @@ class LivePool:
         pid = self.pid()
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
-        self.wait(lambda: not _alive(pid), 10, "the pool to die")
+        self.wait(lambda: not alive(pid), 10, "the pool to die")
         (self.directory / "master.pid").unlink(missing_ok=True)
 
     def pid(self) -> int | None:
@@ -101,7 +104,7 @@ class LivePool:
             pid = int((self.directory / "master.pid").read_text())
         except (OSError, ValueError):
             return None
-        return pid if _alive(pid) else None
+        return pid if alive(pid) else None
 
     # -- waiting ------------------------------------------------------------------------
     @staticmethod
@@ -152,12 +155,12 @@ class LivePool:
     def set_knobs(self, **knobs: object) -> None:
         """Change knobs in the pool's configuration file and reconfigure."""
         self.knobs.update({k: str(v) for k, v in knobs.items()})
-        lines = [f"LOCAL_DIR = {self.directory}"] + [f"{k} = {v}" for k, v in self.knobs.items()]
-        self.config.write_text("\n".join(lines) + "\n")
+        self.write_config()
         fairpool("reconfig", "--pool", self.url)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process runs (and is no zombie)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -19,9 +19,9 @@ from wheel import WheelError, htcondor, wheel, wheel_hostname
 
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory: pytest.TempPathFactory):
-    # the schedd named as the wheel names this host, for its default Schedd()
+    # the host named as the wheel names it (and so the schedd), for its default Schedd()
     directory = tmp_path_factory.mktemp("cedar") / "pool"
-    with LivePool(directory, NUM_CPUS=2, SCHEDD_NAME=wheel_hostname()) as live:
+    with LivePool(directory, NUM_CPUS=2, FULL_HOSTNAME=wheel_hostname()) as live:
         yield live
 
 

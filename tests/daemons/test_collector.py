@@ -83,7 +83,7 @@ def test_an_update_replaces_the_ad_of_its_type_and_name(collector):
     found = query(collector, "machine")
     assert len(found) == 2
     assert {str(ad.get("Name", ad.get("name"))): ad["State"] for ad in found}["slot2@a"] == "Owner"
-    assert collector.updates == 4
+    assert collector.stats.all.total == 4
 
 
 def test_submitter_ads_are_also_keyed_by_their_schedd(collector):

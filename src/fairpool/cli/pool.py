@@ -133,6 +133,10 @@ def status(directory: str | None, pool_address: str | None) -> None:
         click.echo(f"HTCondor's clients (CEDAR): {master['cedar_address']}")
     click.echo(f"daemons: {', '.join(master['daemons'])}")
     click.echo(f"slots: {len(slots)}; jobs in the queue: {jobs}")
+    had = master.get("had")
+    if had:
+        state = "active" if had["active"] else f"standing by (active: {had['holder'] or 'none'})"
+        click.echo(f"high availability: {had['self']} of {', '.join(had['list'])}: {state}")
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help", "-help"]})

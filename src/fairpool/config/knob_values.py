@@ -10,13 +10,24 @@ from typing import Protocol
 from ..classad import ClassAdSyntaxError, Expr
 from ..errors import ConfigError
 
-__all__ = ["KnobSource", "knob_error", "knob_expr"]
+__all__ = ["KnobSource", "daemon_name", "knob_error", "knob_expr"]
 
 
 class KnobSource(Protocol):
     def get(self, name: str) -> str | None: ...
 
     def where(self, name: str) -> tuple[str | None, int | None]: ...
+
+
+def daemon_name(given: str | None, host: str) -> str:
+    """A daemon's name as HTCondor composes it from MASTER_NAME, SCHEDD_NAME or
+    STARTD_NAME: ``name@host`` (so that several daemons of one kind on one host differ),
+    the name as given when it has an ``@`` or is the host's own name, the host's name
+    when unset."""
+    name = (given or "").strip()
+    if not name or name.lower() == host.lower():
+        return host
+    return name if "@" in name else f"{name}@{host}"
 
 
 def knob_error(knobs: KnobSource, name: str, expected: str) -> ConfigError:

@@ -323,8 +323,24 @@ _COLLECTOR = [
     ("POOL_HISTORY_MAX_STORAGE", "int", "10000000", "bytes of pool history kept"),
     ("POOL_HISTORY_SAMPLING_INTERVAL", "int", "60", "seconds between history samples"),
     ("CONDOR_HOST", "string", None, "the central manager's host"),
-    ("COLLECTOR_HOST", "list", "$(CONDOR_HOST:)", "the collectors"),
+    ("COLLECTOR_HOST", "list", "$(CONDOR_HOST:)", "the collectors (several: updates go to all)"),
+    ("COLLECTOR_ARGS", "string", None, "-p PORT: which COLLECTOR_HOST entry is this one"),
+    ("COLLECTOR_DAEMON_STATS", "bool", "True", "ads carry UpdatesTotal, UpdatesLost..."),
     ("DAEMON_LIST", "list", "MASTER", "daemons the master runs"),
+]
+
+_HOSTS = [
+    (
+        "NETWORK_INTERFACE",
+        "string",
+        "127.0.0.1",
+        "where to listen and what to advertise (HTCondor: *)",
+    ),
+    ("BIND_ALL_INTERFACES", "bool", "False", "listen on every interface (HTCondor: True)"),
+    ("MASTER_NAME", "string", None, "the master's name (name@host); names its schedd too"),
+    ("SCHEDD_NAME", "string", None, "the schedd's name (name@host)"),
+    ("STARTD_NAME", "string", None, "the startd's name (name@host): slots slotN@name@host"),
+    ("MASTER_UPDATE_INTERVAL", "int", "300", "seconds between DaemonMaster ad updates"),
 ]
 
 _HAD = [
@@ -333,7 +349,13 @@ _HAD = [
     ("HAD_ARGS", "string", "-sock had", "the HAD daemon's arguments"),
     ("HAD_USE_PRIMARY", "bool", "False", "the first host in HAD_LIST is primary"),
     ("HAD_USE_REPLICATION", "bool", "False", "replicate the accountant's state"),
-    ("HAD_CONNECTION_TIMEOUT", "int", "5", "seconds to reach another HAD"),
+    (
+        "HAD_CONNECTION_TIMEOUT",
+        "float",
+        "5",
+        "seconds to reach another HAD (fairpool: the database; fractions allowed)",
+    ),
+    ("HAD_UPDATE_INTERVAL", "int", "300", "seconds between HAD ads"),
     ("HAD_CONTROLLEE", "string", "NEGOTIATOR", "the daemon HAD keeps single"),
     ("REPLICATION_LIST", "list", None, "hosts and ports of the replication daemons"),
     ("REPLICATION_INTERVAL", "int", "300", "seconds between replications"),
@@ -377,6 +399,7 @@ ROWS: list[tuple[str, str, str | None, str]] = [
     *_STARTD,
     *_DEFRAG,
     *_COLLECTOR,
+    *_HOSTS,
     *_HAD,
     *_MONITORING,
 ]

@@ -80,19 +80,17 @@ class AdstashDaemon:
             self._running = asyncio.Lock()
         async with self._running:
             try:
-                sent = await asyncio.to_thread(self._run)
+                found = await self.ctx.collectors.get(
+                    "/ads", type="Scheduler", projection="Name,ApiAddress"
+                )
+                sent = await asyncio.to_thread(self._run, found["ads"])
                 self.last = {"time": time.time(), "sent": sent, "problem": ""}
             except FairpoolError as err:
                 self.log.info("adstash: %s", err)
                 self.last = {"time": time.time(), "sent": {}, "problem": str(err)}
         return self.last
 
-    def _run(self) -> dict[str, int]:
-        collector = SyncApi(self.ctx.collector_url)
-        try:
-            ads = collector.get("/ads", type="Scheduler", projection="Name,ApiAddress")["ads"]
-        finally:
-            collector.close()
+    def _run(self, ads: list[dict[str, Any]]) -> dict[str, int]:
         schedds = {
             str(ad["Name"]): SyncApi(ad["ApiAddress"])
             for ad in ads

@@ -29,13 +29,19 @@ pool's database when DATABASE_URL names a PostgreSQL one) and answers ``fairpool
 from it. With CONDOR_VIEW_HOST it forwards every update and
 invalidation it takes to those collectors (a list; one that names this collector is
 ignored, as the seed says).
+
+Update statistics (update_stats.py): each ad's ``UpdateSequenceNumber`` tells the
+collector how many of its updates were lost; with COLLECTOR_DAEMON_STATS (True) each ad
+kept carries its ``UpdatesTotal``, ``UpdatesSequenced``, ``UpdatesLost`` and
+``LastHeardFrom``, and the collector's own ad the sums (overall and by class of ad).
+Updates from daemons of this process come straight to ``take_update`` and
+``take_invalidation``, the methods behind ``/update`` and ``/invalidate``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -52,9 +58,11 @@ from ..config.knob_values import knob_expr
 from ..errors import ClassAdSyntaxError
 from ..store.persistent_ads import PersistentAd, PersistentAds
 from ..store.pool_history import PoolHistory
+from .addresses import is_local
 from .client import Api
 from .context import Context, knob_int
 from .errors import BadRequest, NotFound, Unavailable
+from .update_stats import AdUpdates, UpdateStats
 
 __all__ = ["Collector"]
 
@@ -70,6 +78,7 @@ class _Entry:
     names: dict[str, str] = field(default_factory=dict)  # lower-case name -> spelling
     absent: bool = False
     offline: bool = False
+    updates: AdUpdates | None = None  # COLLECTOR_DAEMON_STATS
 
     def classad(self) -> ClassAd:
         assert self.ad is not None  # parsed at update (the collector's own ad: at once)
@@ -92,7 +101,7 @@ class Collector:
         self.ctx = ctx
         self.log = ctx.logger(self.name)
         self.ads: dict[str, dict[tuple[str, str], _Entry]] = {}  # type -> key -> entry
-        self.updates = 0
+        self.stats = UpdateStats()
         self.reconfig()
         self.persistent = PersistentAds.at(
             (ctx.config.get("COLLECTOR_PERSISTENT_AD_LOG") or "").strip(),
@@ -120,6 +129,8 @@ class Collector:
         self.absent_lifetime = knob_int(config, "ABSENT_EXPIRE_ADS_AFTER", 30 * 86400)
         self.offline_lifetime = knob_int(config, "OFFLINE_EXPIRE_ADS_AFTER", 2**31 - 1)
         self.expire_invalidated = _flag(config, "EXPIRE_INVALIDATED_ADS")
+        stats = config.get_bool("COLLECTOR_DAEMON_STATS", True)
+        self.daemon_stats = True if stats is None else stats
         self.sampling = knob_int(config, "POOL_HISTORY_SAMPLING_INTERVAL", 60, minimum=1)
         self.view_urls = [
             url for url in map(_view_url, config.get_list("CONDOR_VIEW_HOST")) if not self._me(url)
@@ -137,9 +148,9 @@ class Collector:
         """Whether a CONDOR_VIEW_HOST names this collector (same port, a name of this
         host)."""
         mine = self.ctx.url.split("://", 1)[-1]
+        where = mine.rpartition(":")[0]
         host, _, port = url.split("://", 1)[-1].split("/", 1)[0].rpartition(":")
-        local = {"127.0.0.1", "localhost", self.ctx.host, socket.gethostname()}
-        return port == mine.rpartition(":")[2] and host in local
+        return port == mine.rpartition(":")[2] and (host == self.ctx.host or is_local(host, where))
 
     def _restore(self) -> None:
         """The absent and offline ads the persistent log kept."""
@@ -156,21 +167,56 @@ class Collector:
             if not isinstance(obj, dict):
                 raise BadRequest(f"ads[{number}]: expected a JSON object")
             kind, key = _key(obj, f"ads[{number}]")
+            table = self.ads.setdefault(kind, {})
+            before = table.get(key)
+            seen = before.updates if before is not None else None
+            updates = self.stats.count(kind, seen, _field(obj, "UpdateSequenceNumber"))
+            if self.daemon_stats:
+                obj = {**obj, **updates.attributes(now)}
             ad = _parsed(obj, f"ads[{number}]")
             lifetime = _field(obj, "ClassAdLifetime")
             ttl = lifetime if type(lifetime) is int and lifetime > 0 else self.lifetime
             secret = (private or {}).get(key[0])
-            table = self.ads.setdefault(kind, {})
-            before = table.get(key)
-            entry = table[key] = _Entry(obj, now + ttl, secret, ad)
+            entry = table[key] = _Entry(obj, now + ttl, secret, ad, updates=updates)
             if kind == "machine" and _field(obj, "Offline") is True:
                 entry.offline = True
                 entry.expires = _until(now, self.offline_lifetime)
                 self._persist(kind, key, entry)
             elif before is not None and (before.absent or before.offline):
                 self.persistent.remove(kind, *key)  # the machine is back
-            self.updates += 1
         return len(objs)
+
+    def take_update(self, body: dict[str, Any]) -> int:
+        """An update as ``/update`` takes it (``{"ads": [...], "private": {...}}``),
+        passed on to each CONDOR_VIEW_HOST."""
+        ads = body.get("ads")
+        if not isinstance(ads, list):
+            raise BadRequest("ads: expected a list of JSON ads")
+        private = body.get("private")
+        if private is not None and not isinstance(private, dict):
+            raise BadRequest("private: expected an object of ads by name")
+        updated = self.update(ads, private, self.ctx.env.now)
+        self.forward("/update", {"ads": ads})
+        return updated
+
+    def take_invalidation(self, body: dict[str, Any]) -> int:
+        """An invalidation as ``/invalidate`` takes it, passed on to each
+        CONDOR_VIEW_HOST."""
+        kind = body.get("type")
+        if not isinstance(kind, str):
+            raise BadRequest("type: expected an ad type such as Machine")
+        names = body.get("names")
+        if names is not None and not (
+            isinstance(names, list) and all(isinstance(n, str) for n in names)
+        ):
+            raise BadRequest("names: expected a list of ad names")
+        constraint = _constraint(body.get("constraint"))
+        absent = _field(body, "Absent")
+        if absent is not None and not isinstance(absent, bool):
+            raise BadRequest("Absent: expected true or false")
+        gone = self.invalidate(kind, names, constraint, bool(absent))
+        self.forward("/invalidate", body)
+        return gone
 
     def _persist(self, kind: str, key: tuple[str, str], entry: _Entry) -> None:
         self.persistent.save(PersistentAd(kind, key[0], key[1], entry.obj, entry.expires))
@@ -186,6 +232,7 @@ class Collector:
         }
         absent = _Entry(obj, _until(now, self.absent_lifetime), None, _parsed(obj, "an ad"))
         absent.absent = True
+        absent.updates = entry.updates
         self.ads.setdefault(kind, {})[key] = absent
         self._persist(kind, key, absent)
         self.log.info("%s is absent", key[0])
@@ -321,7 +368,7 @@ class Collector:
                 "ApiAddress": self.ctx.daemon_url(self.name),
                 "DaemonStartTime": int(self.ctx.started),
                 "MyCurrentTime": int(now),
-                "UpdatesTotal": self.updates,
+                **self.stats.attributes(),
                 "HostsTotal": len(machines),
                 "HostsClaimed": states.get("Claimed", 0),
                 "HostsUnclaimed": states.get("Unclaimed", 0),
@@ -414,34 +461,11 @@ class Collector:
             ),
         )
         async def update(request: Request) -> dict[str, int]:
-            body = await _json_body(request)
-            ads = body.get("ads")
-            if not isinstance(ads, list):
-                raise BadRequest("ads: expected a list of JSON ads")
-            private = body.get("private")
-            if private is not None and not isinstance(private, dict):
-                raise BadRequest("private: expected an object of ads by name")
-            updated = self.update(ads, private, self.ctx.env.now)
-            self.forward("/update", {"ads": ads})
-            return {"updated": updated}
+            return {"updated": self.take_update(await _json_body(request))}
 
         @api.post("/invalidate", summary="Remove ads by name or constraint")
         async def invalidate(body: dict[str, Any]) -> dict[str, int]:
-            kind = body.get("type")
-            if not isinstance(kind, str):
-                raise BadRequest("type: expected an ad type such as Machine")
-            names = body.get("names")
-            if names is not None and not (
-                isinstance(names, list) and all(isinstance(n, str) for n in names)
-            ):
-                raise BadRequest("names: expected a list of ad names")
-            constraint = _constraint(body.get("constraint"))
-            absent = _field(body, "Absent")
-            if absent is not None and not isinstance(absent, bool):
-                raise BadRequest("Absent: expected true or false")
-            gone = self.invalidate(kind, names, constraint, bool(absent))
-            self.forward("/invalidate", body)
-            return {"invalidated": gone}
+            return {"invalidated": self.take_invalidation(body)}
 
         @api.get("/history", summary="Pool history samples (KEEP_POOL_HISTORY)")
         async def history(

@@ -5,7 +5,11 @@ The master (master.py) builds one ``Context`` per process and gives it to each d
 of ``DAEMON_LIST`` it starts there. Directories are HTCondor's knobs: ``LOCAL_DIR``,
 ``SPOOL`` (the database: job queue, history, accountant), ``LOG`` (each daemon's log)
 and ``EXECUTE`` (the jobs' scratch directories). ``DATABASE_URL``, fairpool's own knob,
-puts the database elsewhere (PostgreSQL, shared by the daemons of several hosts).
+puts the database elsewhere (PostgreSQL, shared by the daemons of several hosts). The
+collectors the daemons report to are ``collectors`` (collectors.py: COLLECTOR_HOST,
+several as HTCondor's high availability lists them); the host's name is ``FULL_HOSTNAME``
+(the host's full name unless the configuration says otherwise), which daemons' names
+default to.
 """
 
 from __future__ import annotations
@@ -15,22 +19,26 @@ import os
 import socket
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import URL, Engine
 
 from ..config import Config
-from ..config.knob_values import knob_error
+from ..config.knob_values import daemon_name, knob_error
 from ..errors import ConfigError, StateError
 from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import database_url as parse_database_url
+from .addresses import CollectorHost
+from .collectors import Collectors
 
 __all__ = [
     "CONDOR_PLATFORM",
     "CONDOR_VERSION",
     "Context",
     "PoolPaths",
+    "configured_name",
     "database_url",
     "filesystem_domain",
     "knob_float",
@@ -106,7 +114,8 @@ class Context:
     paths: PoolPaths
     engine: Engine
     url: str = ""  # this process's API, e.g. http://127.0.0.1:9618 (set once listening)
-    collector_url: str = ""  # the collector's API (COLLECTOR_HOST)
+    collector_hosts: list[CollectorHost] = field(default_factory=list)  # COLLECTOR_HOST
+    own_collector: int | None = None  # the entry of collector_hosts that runs here
     host: str = field(default_factory=socket.getfqdn)
     started: float = 0.0
     local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
@@ -137,6 +146,12 @@ class Context:
     def daemon_url(self, daemon: str) -> str:
         return f"{self.url}/{daemon}"
 
+    @cached_property
+    def collectors(self) -> Collectors:
+        """The pool's collectors (made once this process listens: its own is among
+        them)."""
+        return Collectors(self)
+
     def in_process(self, url: str, daemon: str) -> Any:
         """The daemon of this process that ``url`` names, or None: daemons of one process
         call each other's core directly, skipping HTTP, as the negotiator reads its
@@ -156,11 +171,14 @@ class Context:
     @property
     def address(self) -> str:
         """This process's address as HTCondor writes one (``MyAddress``): its CEDAR
-        port in sinful form, ``<127.0.0.1:PORT?addrs=127.0.0.1-PORT>``, which HTCondor's
-        own clients connect to; the HTTP port where no CEDAR listener runs."""
+        port in sinful form, ``<ADDRESS:PORT?addrs=ADDRESS-PORT>`` at the address it
+        advertises (NETWORK_INTERFACE), which HTCondor's own clients connect to; the HTTP
+        port where no CEDAR listener runs."""
+        where = self.url.split("://", 1)[-1].split("/", 1)[0]
         if self.cedar_port:
-            return f"<127.0.0.1:{self.cedar_port}?addrs=127.0.0.1-{self.cedar_port}>"
-        return f"<{self.url.split('://', 1)[-1].split('/', 1)[0]}>"
+            host = where.rpartition(":")[0] or "127.0.0.1"
+            return f"<{host}:{self.cedar_port}?addrs={host}-{self.cedar_port}>"
+        return f"<{where}>"
 
 
 def knob_int(config: Config, name: str, default: int, minimum: int = 0) -> int:
@@ -192,6 +210,12 @@ def knob_float(config: Config, name: str, default: float, minimum: float = 0.0) 
     if value < minimum:
         raise knob_error(config, name, f"a number of {minimum:g} or more")
     return value
+
+
+def configured_name(ctx: Context, knob: str) -> str:
+    """A daemon's ``Name`` from its knob (SCHEDD_NAME, STARTD_NAME, MASTER_NAME), as
+    HTCondor makes it: ``name@host``, the host's name when unset."""
+    return daemon_name(ctx.config.get(knob), ctx.host)
 
 
 def filesystem_domain(ctx: Context) -> str:

@@ -18,7 +18,6 @@ restart neither forgets its statistics nor drains an hour's quota twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from pathlib import Path
@@ -29,7 +28,7 @@ from ..classad.jsonads import ad_from_json, ad_to_json
 from ..cli.outputs import write_file
 from ..defrag import Defrag, DefragConfig, DrainRequest, machine_of
 from ..errors import FairpoolError
-from .client import Api, SyncApi
+from .client import SyncApi
 from .context import Context
 from .errors import Unavailable
 
@@ -89,7 +88,6 @@ class DefragDaemon:
         self.log = ctx.logger(self.name)
         self.last: dict[str, Any] = {}
         self._tasks: set[asyncio.Task] = set()
-        self._api: Api | None = None
         self.reconfig()
         ctx.env.process(self._polling())
         ctx.env.process(self._updating())
@@ -104,12 +102,6 @@ class DefragDaemon:
             self.defrag.restore(old.state())
         else:
             self._restore()
-
-    @property
-    def api(self) -> Api:
-        if self._api is None:
-            self._api = Api(self.ctx.collector_url)
-        return self._api
 
     def spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -131,7 +123,7 @@ class DefragDaemon:
         """One poll over the collector's slot ads; what it saw and did."""
         now = int(self.ctx.env.now)
         try:
-            found = (await self.api.get("/ads", type="Machine"))["ads"]
+            found = (await self.ctx.collectors.get("/ads", type="Machine"))["ads"]
         except Unavailable as err:
             self.log.info("no poll: %s", err)
             return self.last
@@ -184,14 +176,8 @@ class DefragDaemon:
         return ad
 
     async def advertise(self) -> None:
-        try:
-            await self.api.post("/update", {"ads": [ad_to_json(self.ad())]})
-        except Unavailable as err:
-            self.log.info("cannot advertise: %s", err)
+        await self.ctx.collectors.update([ad_to_json(self.ad())])
 
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        if self._api is not None:
-            with contextlib.suppress(Exception):
-                await self._api.close()

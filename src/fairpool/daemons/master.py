@@ -7,15 +7,22 @@ is the pool directory unless the configuration sets it), opens the pool's databa
 (SQLite in ``SPOOL``, or ``DATABASE_URL``'s; its schema migrated: store/schema.py),
 starts each daemon of ``DAEMON_LIST`` (COLLECTOR, NEGOTIATOR, SCHEDD, STARTD, DEFRAG,
 GANGLIAD, ADSTASH; MASTER itself) and serves their APIs under ``/collector``,
-``/negotiator``, ``/schedd``, ``/startd``, ``/defrag`` and ``/master`` on 127.0.0.1, with
-the pool's metrics for Prometheus at ``/metrics`` (metrics_api.py) and the web dashboard
-at ``/dashboard/`` (web/). Their timers run on one event heap paced by the wall clock
+``/negotiator``, ``/schedd``, ``/startd``, ``/defrag`` and ``/master``, with the pool's
+metrics for Prometheus at ``/metrics`` (metrics_api.py) and the web dashboard at
+``/dashboard/`` (web/). Their timers run on one event heap paced by the wall clock
 (runtime/realtime.py).
 
-The port is ``COLLECTOR_HOST``'s when the collector runs here (``:0``, a personal pool's
-setting, takes any free port); the address is written to ``LOCAL_DIR/address`` for the
-commands to find, and the master's pid to ``LOCAL_DIR/master.pid``. A daemon run alone
-(``DAEMON_LIST = MASTER, SCHEDD``) reaches the collector named by ``COLLECTOR_HOST``.
+It listens on NETWORK_INTERFACE (127.0.0.1 unless the configuration says; every
+interface with BIND_ALL_INTERFACES), which is also the address its daemons advertise
+(addresses.py). The port is that of the collector's own entry of ``COLLECTOR_HOST``
+when the collector runs here (``:0``, a personal pool's setting, takes any free port;
+``COLLECTOR_ARGS = -p PORT`` picks the entry where two collectors share a host), else
+any free port; the address is written to ``LOCAL_DIR/address`` for the commands to
+find, and the master's pid to ``LOCAL_DIR/master.pid``. A daemon run alone
+(``DAEMON_LIST = MASTER, SCHEDD``) reports to every collector ``COLLECTOR_HOST`` lists
+(collectors.py), as a process of a pool over many hosts does. The master's ad is named
+by MASTER_NAME (``name@host``; the host's name by default) and sent every
+MASTER_UPDATE_INTERVAL (300 s).
 SIGTERM or SIGINT (``fairpool pool stop``) stops the pool.
 
 Beside the HTTP server the master runs a CEDAR listener (cedar/), HTCondor's own
@@ -48,14 +55,13 @@ from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import open_database, shown
 from ..web import mount_dashboard
+from .addresses import collector_hosts, collector_port, interface, own_collector
 from .adstash import AdstashDaemon, adstash_router
 from .app import daemon_app
-from .client import Api
 from .collector import Collector
-from .context import Context, PoolPaths, database_url, knob_int
+from .context import Context, PoolPaths, configured_name, database_url, knob_int
 from .defrag import DefragDaemon
 from .defrag_api import defrag_router
-from .errors import ApiError
 from .gangliad import Gangliad, gangliad_router
 from .metrics_api import PoolMetrics
 from .negotiator import Negotiator
@@ -68,6 +74,10 @@ from .startd_api import startd_router
 __all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
 
 DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "DEFRAG", "GANGLIAD", "ADSTASH")
+# names HTCondor's high-availability configurations put in DAEMON_LIST, with no process
+# of their own here: HAD makes this process's negotiator one of a high-availability
+# group (had.py); REPLICATION's copying of the accountant is the shared database's
+HA_NAMES = ("HAD", "REPLICATION")
 CONFIG_NAME = "condor_config"
 ADDRESS_NAME = "address"
 CEDAR_ADDRESS_NAME = "cedar_address"
@@ -110,23 +120,6 @@ def read_config(directory: Path, config: str | None) -> Config:
     return loaded
 
 
-def collector_address(config: Config) -> tuple[str, int]:
-    """COLLECTOR_HOST as (host, port): ``127.0.0.1:9618``, ``host``, ``http://host:port``."""
-    text = (config.get("COLLECTOR_HOST") or "").strip()
-    text = text.split("://", 1)[-1].split("/", 1)[0]
-    if not text:
-        return "127.0.0.1", 0
-    host, _, port = text.rpartition(":") if ":" in text else (text, "", "9618")
-    try:
-        number = int(port)
-    except ValueError:
-        source, line = config.where("COLLECTOR_HOST")
-        raise ConfigError(
-            f"COLLECTOR_HOST = {text!r}: expected host:port", source, line, "COLLECTOR_HOST"
-        ) from None
-    return host or "127.0.0.1", number
-
-
 class Master:
     """One process of the pool."""
 
@@ -143,20 +136,25 @@ class Master:
 
     def daemon_list(self) -> list[str]:
         names = [n.upper() for n in self.config.get_list("DAEMON_LIST")]
-        unknown = [n for n in names if n not in (*DAEMONS, "MASTER")]
+        unknown = [n for n in names if n not in (*DAEMONS, *HA_NAMES, "MASTER")]
         if unknown:
-            source, line = self.config.where("DAEMON_LIST")
-            raise ConfigError(
-                f"DAEMON_LIST: unknown daemon {unknown[0]} (fairpool runs {', '.join(DAEMONS)})",
-                source,
-                line,
-                "DAEMON_LIST",
-            )
+            runs = ", ".join(DAEMONS)
+            self._daemon_list_error(f"unknown daemon {unknown[0]} (fairpool runs {runs})")
+        if "HAD" in names and "NEGOTIATOR" not in names:
+            self._daemon_list_error("HAD controls the NEGOTIATOR, which is not in it")
         return [n for n in DAEMONS if n in names]
+
+    def _daemon_list_error(self, problem: str) -> None:
+        source, line = self.config.where("DAEMON_LIST")
+        raise ConfigError(f"DAEMON_LIST: {problem}", source, line, "DAEMON_LIST")
 
     async def run(self) -> None:
         """Serve until stopped."""
         names = self.daemon_list()
+        where = interface(self.config)
+        hosts = collector_hosts(self.config)
+        own = own_collector(self.config, hosts, "COLLECTOR" in names, where.advertised)
+        port = collector_port(self.config, hosts, own) if "COLLECTOR" in names else 0
         paths = PoolPaths.of(self.config)
         paths.make()
         url = database_url(self.config)
@@ -164,16 +162,12 @@ class Master:
         ctx = self.ctx = Context(self.config, RealtimeEnvironment(), paths, engine)
         ctx.shared = url is not None
         ctx.started = time.time()
-        host, port = collector_address(self.config)
-        listening = _listen("127.0.0.1", port if "COLLECTOR" in names else 0)
-        ctx.url = f"http://127.0.0.1:{listening.getsockname()[1]}"
-        cedar_socket = _listen("127.0.0.1", knob_int(self.config, "CEDAR_PORT", 0))
+        ctx.host = (self.config.get("FULL_HOSTNAME") or "").strip() or ctx.host
+        ctx.collector_hosts, ctx.own_collector = hosts, own
+        listening = _listen(where.bind, port)
+        ctx.url = f"http://{where.advertised}:{listening.getsockname()[1]}"
+        cedar_socket = _listen(where.bind, knob_int(self.config, "CEDAR_PORT", 0))
         ctx.cedar_port = cedar_socket.getsockname()[1]
-        ctx.collector_url = (
-            ctx.daemon_url("collector")
-            if "COLLECTOR" in names
-            else f"http://{host}:{port}/collector"
-        )
         self.log = ctx.logger("master")
         app = FastAPI(title="fairpool", summary="A process of a fairpool pool")
         app.mount("/master", daemon_app("master", self._router(), "This process's daemons"))
@@ -214,18 +208,22 @@ class Master:
         self.log.info("database: %s", shown(self.ctx.engine.url))  # never its password
 
     async def _advertise_all(self) -> None:
+        """Every daemon's ads at once, then the master's every MASTER_UPDATE_INTERVAL (a
+        collector that restarts hears of this process again)."""
         for daemon in self.daemons.values():
             advertise = getattr(daemon, "advertise", None)
             if advertise is not None:
                 await advertise()
-        await self._master_ad()
+        while True:
+            await self._master_ad()
+            await asyncio.sleep(knob_int(self.config, "MASTER_UPDATE_INTERVAL", 300, minimum=1))
 
     async def _master_ad(self) -> None:
         assert self.ctx is not None
         ad = ClassAd(
             {
                 "MyType": "DaemonMaster",
-                "Name": self.ctx.host,
+                "Name": configured_name(self.ctx, "MASTER_NAME"),
                 "Machine": self.ctx.host,
                 "ApiAddress": self.ctx.daemon_url("master"),
                 **self.ctx.identity(),
@@ -233,16 +231,15 @@ class Master:
                 "DaemonList": ", ".join(["MASTER", *self.daemons]),
             }
         )
-        with contextlib.suppress(ApiError):
-            api = Api(self.ctx.collector_url)
-            await api.post("/update", {"ads": [ad_to_json(ad)]})
-            await api.close()
+        await self.ctx.collectors.update([ad_to_json(ad)])
 
     async def _shutdown(self, serving: asyncio.Task, heap: asyncio.Task) -> None:
         for daemon in reversed(list(self.daemons.values())):
             with contextlib.suppress(Exception):
                 await daemon.close() if hasattr(daemon, "close") else None
         heap.cancel()
+        if self.ctx is not None:
+            await self.ctx.collectors.close()
         if self.cedar is not None:
             await self.cedar.close()
         if self.server is not None:
@@ -270,13 +267,16 @@ class Master:
         @api.get("/status", summary="The daemons of this process")
         async def status() -> dict[str, Any]:
             assert self.ctx is not None
+            negotiator = self.daemons.get("NEGOTIATOR")
+            had = getattr(negotiator, "had", None)
             return {
                 "pid": os.getpid(),
                 "address": self.ctx.url,
                 "cedar_address": self.ctx.address,
-                "daemons": ["MASTER", *self.daemons],
+                "daemons": ["MASTER", *self.daemons, *(["HAD"] if had is not None else [])],
                 "started": self.ctx.started,
                 "local_dir": str(self.ctx.paths.local_dir),
+                "had": had.status() if had is not None else None,
             }
 
         @api.post("/reconfig", summary="Read the configuration again")

@@ -22,7 +22,6 @@ from ..monitor.definitions import load_definitions
 from ..monitor.evaluation import evaluate_metrics, metric_settings
 from ..monitor.exposition import exposition
 from ..monitor.samples import Sample
-from .client import Api
 from .context import Context
 from .errors import ApiError, error_body, status_of
 
@@ -46,11 +45,7 @@ class PoolMetrics:
         local = self.ctx.local.get("collector")
         if local is not None:
             return local.parsed_ads()  # type: ignore[attr-defined]
-        api = Api(self.ctx.collector_url)
-        try:
-            found = (await api.get("/ads", type="Any"))["ads"]
-        finally:
-            await api.close()
+        found = (await self.ctx.collectors.get("/ads", type="Any"))["ads"]
         return [ad_from_json(obj, "a collector ad") for obj in found]
 
     async def samples(self) -> list[Sample]:

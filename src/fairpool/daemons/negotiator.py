@@ -24,7 +24,13 @@ its own submitters' requests only, and names itself in what it asks and sends, s
 schedd keeps each negotiator's offers apart.
 
 The cycle runs in a worker thread on ads private to it, so the daemons sharing this
-process keep answering; the accountant is changed only under the cycle's lock.
+process keep answering; the accountant is changed only under the cycle's lock, and
+saved in a worker thread too (a database across the network may be slow or gone).
+
+With HAD in DAEMON_LIST the negotiator is one of a high-availability group (had.py):
+it negotiates only while its central manager holds the lease; each cycle's save is
+fenced by the lease and records the cycle's matches (store/match_records.py), and the
+matches are sent only before the lease's local deadline.
 """
 
 from __future__ import annotations
@@ -41,17 +47,23 @@ from ..accounting.accountant import Accountant
 from ..accounting.records import Customer
 from ..classad import ClassAd
 from ..classad.jsonads import ad_from_json, ad_to_json
+from ..classad.unparse import quote_string
 from ..classad.vector import SlotColumns
+from ..config.knob_values import knob_error
+from ..errors import StateError
 from ..negotiator import CycleResult, PoolSnapshot, run_cycle, significant_of
 from ..negotiator.configure import accountant_policy, negotiator_params
 from ..negotiator.groups import group_assigner
 from ..negotiator.results import rejection_attributes
 from ..negotiator.submitters import Request, SubmitterQueue, served
 from ..store.accountant_store import LOG_NAME, AccountantStore
+from ..store.match_records import MatchRecord, finish_cycle, record_cycle
 from .accounting_ads import accounting_ads
 from .client import Api
 from .context import Context, knob_float, knob_int
 from .errors import BadRequest, Conflict, Forbidden, Unavailable
+from .had import Had
+from .had_config import had_settings
 from .identity import Caller
 
 __all__ = ["Negotiator"]
@@ -105,7 +117,18 @@ class Negotiator:
         self._next = None
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
-        self._plan(0.0)
+        self.had: Had | None = None
+        if "HAD" in (name.upper() for name in ctx.config.get_list("DAEMON_LIST")):
+            if not ctx.shared:
+                raise knob_error(
+                    ctx.config,
+                    "DATABASE_URL",
+                    "the database the central managers share (HAD is in DAEMON_LIST)",
+                )
+            port = int(ctx.url.rsplit(":", 1)[1])
+            self.had = Had(ctx, self, had_settings(ctx.config, port), self.store.name)
+        else:
+            self._plan(0.0)
 
     def reconfig(self) -> None:
         config = self.ctx.config
@@ -153,13 +176,15 @@ class Negotiator:
     # -- a cycle ------------------------------------------------------------------------
     async def cycle(self) -> CycleResult | None:
         self._next = None
+        if self.had is not None and not self.had.may_start():
+            return None  # standing by: becoming active plans the next cycle
         async with self.lock:
             started = time.monotonic()
             now = self.ctx.env.now
             self.last_start = now
             try:
                 result = await self._negotiate(now)
-            except Unavailable as err:
+            except (Unavailable, StateError) as err:
                 self.log.info("no cycle: %s", err)
                 result = None
             finally:
@@ -176,20 +201,18 @@ class Negotiator:
         local = self.ctx.local.get("collector")
         if local is not None:
             return local.slot_ads()
-        collector = self.api(self.ctx.collector_url)
         machines = (
-            await collector.get(
+            await self.ctx.collectors.get(
                 "/ads", type="Machine", private="true", constraint="Offline =!= true"
             )
         )["ads"]
         return [ad_from_json(obj, "a slot ad") for obj in machines]
 
     async def _negotiate(self, now: float) -> CycleResult:
-        collector = self.api(self.ctx.collector_url)
         slots = await self._slots()
         submitters = [
             obj
-            for obj in (await collector.get("/ads", type="Submitter"))["ads"]
+            for obj in (await self.ctx.collectors.get("/ads", type="Submitter"))["ads"]
             if served(ad_from_json(obj, "a Submitter ad"), self.params.submitter_constraint, now)
         ]
         significant = significant_of(slots, self.params, now)
@@ -208,11 +231,50 @@ class Negotiator:
         self.accountant.set_usage(result.usage)
         for name in result.submitters:
             self.accountant.customer(name)
-        self.store.save(self.accountant, result.groups if self.params.groups.enabled else None)
+        by_name = {ad.get("Name"): ad for ad in slots}
+        recorded = await asyncio.to_thread(self._save_cycle, result, by_name, time.time())
         self.version += 1
-        await self._send(result, {ad.get("Name"): ad for ad in slots})
+        sent = await self._send(result, by_name)
+        if recorded is not None and sent:
+            self.spawn(asyncio.to_thread(self._finish, recorded, time.time()))
         self.offered = offered
         return result
+
+    def _save_cycle(
+        self, result: CycleResult, slots: dict[Any, ClassAd], started: float
+    ) -> int | None:
+        """The cycle's accounting, committed; with HAD, fenced by the lease and with the
+        cycle's matches recorded (the record's id)."""
+        groups = result.groups if self.params.groups.enabled else None
+        if self.had is None:
+            self.store.save(self.accountant, groups)
+            return None
+        had, term = self.had, self.had.term
+        matches = [
+            MatchRecord(
+                str(m.slot),
+                _claim_id(slots.get(m.slot)),
+                str(m.job),
+                str(m.schedd or ""),
+                str(m.submitter),
+            )
+            for m in result.matches
+        ]
+        recorded: list[int] = []
+
+        def fenced(conn) -> None:
+            had.lease.fence(conn, term)
+            group, me = had.lease.group, had.settings.me
+            recorded.append(record_cycle(conn, group, me, term, started, matches, self.kept))
+
+        self.store.save(self.accountant, groups, within=fenced)
+        return recorded[0]
+
+    def _finish(self, cycle: int, finished: float) -> None:
+        try:
+            finish_cycle(self.ctx.engine, cycle, finished, self.store.where)
+        except StateError as err:
+            self.log.info("cycle %d: its end not recorded: %s", cycle, err)
 
     async def _requests(
         self, submitters: list[dict[str, Any]], significant: tuple[str, ...]
@@ -248,8 +310,9 @@ class Negotiator:
                     offered[(schedd, f"{job.get('ClusterId')}.{job.get('ProcId')}")] = cluster
         return queues, offered
 
-    async def _send(self, result: CycleResult, slots: dict[Any, ClassAd]) -> None:
-        """Each schedd its matches, with the slot's ClaimId and its startd's address."""
+    async def _send(self, result: CycleResult, slots: dict[Any, ClassAd]) -> bool:
+        """Each schedd its matches, with the slot's ClaimId and its startd's address
+        (with HAD, only before the lease's deadline); whether all were sent."""
         by_schedd: dict[str, list[dict[str, Any]]] = {}
         for match in result.matches:
             slot = slots.get(match.slot)
@@ -264,12 +327,16 @@ class Negotiator:
                 }
             )
         for schedd, matches in by_schedd.items():
+            if self.had is not None and not self.had.active():
+                self.log.info("the lease ran out: %d matches not sent", len(result.matches))
+                return False
             try:
                 await self.api(schedd).post(
                     "/matches", {"matches": matches, "negotiator": self.negotiator_name}
                 )
             except Unavailable as err:
                 self.log.info("matches for %s not delivered: %s", schedd, err)
+        return True
 
     def _record(self, result: CycleResult, seconds: float) -> None:
         summary = result.to_json()
@@ -295,6 +362,7 @@ class Negotiator:
 
     # -- the accountant, for userprio ---------------------------------------------------
     def accountant_state(self) -> dict[str, Any]:
+        self._must_be_active()
         return {
             "policy": asdict(self.policy),
             "version": self.version,
@@ -308,6 +376,7 @@ class Negotiator:
     ) -> dict[str, Any]:
         """Records changed by ``fairpool userprio`` on a copy of version ``version``."""
         async with self.lock:
+            self._must_be_active()
             if version != self.version:
                 raise Conflict("the accountant changed meanwhile: run the command again")
             records = []
@@ -324,8 +393,7 @@ class Negotiator:
             for name in deleted:
                 if isinstance(name, str) and name in self.accountant.customers:
                     self.accountant.delete(name)
-            self.store.save(self.accountant)
-            self.version += 1
+            await self._save_edits()
         return {"version": self.version}
 
     async def edit_record(self, caller: Caller, edit: str, user: str, value: float = 0.0) -> None:
@@ -341,6 +409,7 @@ class Negotiator:
         if minimum is not None and not (math.isfinite(value) and value >= minimum):
             raise BadRequest(f"{edit} of {user}: {value} is not a number of {minimum} or more")
         async with self.lock:
+            self._must_be_active()
             accountant, now = self.accountant, self.ctx.env.now
             if edit == "reset":
                 accountant.reset_usage(user, now)
@@ -351,8 +420,7 @@ class Negotiator:
                 _EDITS[edit](accountant, user, value)
             else:
                 raise BadRequest(f"unknown accountant edit {edit!r}")
-            self.store.save(accountant)
-            self.version += 1
+            await self._save_edits()
         self.log.info("%s: %s of %s set to %s", caller.name, edit, user, value)
 
     async def edit_all(self, caller: Caller, edit: str) -> None:
@@ -362,10 +430,28 @@ class Negotiator:
         if edit != "reset":
             raise BadRequest(f"unknown accountant edit {edit!r} of every record")
         async with self.lock:
+            self._must_be_active()
             self.accountant.reset_all_usage(self.ctx.env.now)
-            self.store.save(self.accountant)
-            self.version += 1
+            await self._save_edits()
         self.log.info("%s: the usage of every record reset", caller.name)
+
+    def _must_be_active(self) -> None:
+        """A standby's accountant is not the pool's: its commands go to the active one."""
+        if self.had is not None and not self.had.active():
+            holder = self.had.holder or "none yet"
+            raise Unavailable(
+                f"this negotiator is standing by (HAD); the active central manager: {holder}"
+            )
+
+    async def _save_edits(self) -> None:
+        """Save userprio's edits (with HAD, fenced by the lease, so that a holder whose
+        lease ran out never overwrites its successor's accountant)."""
+        had, within = self.had, None
+        if had is not None:
+            term = had.term
+            within = lambda conn: had.lease.fence(conn, term)  # noqa: E731
+        await asyncio.to_thread(self.store.save, self.accountant, None, None, within)
+        self.version += 1
 
     async def resources_of(self, user: str) -> list[dict[str, Any]]:
         """The slots a submitter holds now (condor_userprio -getreslist): each slot's
@@ -389,6 +475,7 @@ class Negotiator:
                 "DaemonStartTime": int(self.ctx.started),
                 "MyCurrentTime": int(self.ctx.env.now),
                 **self.last_stats,
+                **({"HadList": self.had.list_text} if self.had is not None else {}),
             }
         )
 
@@ -403,20 +490,63 @@ class Negotiator:
         return accounting_ads(list(self.accountant.customers.values()), last, common)
 
     async def advertise(self) -> None:
-        collector = self.api(self.ctx.collector_url)
+        """The Negotiator and Accounting ads (with HAD, the HAD ad, and the others only
+        while active: a standby is no negotiator of the pool)."""
+        ads = [self.had.ad()] if self.had is not None else []
+        if self.had is not None and not self.had.active():
+            await self.ctx.collectors.update([ad_to_json(ad) for ad in ads])
+            return
         accounting = self.accounting()
         names = {str(ad["Name"]) for ad in accounting}
-        try:
-            ads = [ad_to_json(ad) for ad in (self.ad(), *accounting)]
-            await collector.post("/update", {"ads": ads})
-            gone = sorted(self.accounted - names)
-            if gone:
-                await collector.post("/invalidate", {"type": "Accounting", "names": gone})
-            self.accounted = names
-        except Unavailable as err:
-            self.log.info("cannot advertise: %s", err)
+        ads += [self.ad(), *accounting]
+        await self.ctx.collectors.update([ad_to_json(ad) for ad in ads])
+        gone = sorted(self.accounted - names)
+        if gone:
+            await self.ctx.collectors.invalidate("Accounting", names=gone)
+        self.accounted = names
+
+    # -- high availability (had.py) -----------------------------------------------------
+    async def reload(self) -> None:
+        """The accountant as the database has it (the former active negotiator's last
+        committed cycle), before this one's first cycle."""
+        async with self.lock:
+            self.accountant = await asyncio.to_thread(self._load)
+            self.version += 1
+            self.offered = {}
+
+    def _load(self) -> Accountant:
+        """The accountant from the database, and Accountantnew.log rewritten to match it
+        (this central manager's copy missed what the other one committed)."""
+        accountant = self.store.load(self.policy, group_assigner(self.params.groups))
+        if self.store.log is not None:
+            self.store.log.compact(accountant)
+        return accountant
+
+    def became_active(self) -> None:
+        """A cycle at once; our ads, and no stale Negotiator ad of another member."""
+        self.reschedule()
+        self.spawn(self._replace_peers())
+
+    def became_standby(self) -> None:
+        """Our Negotiator ad withdrawn, the HAD ad saying so."""
+        self.spawn(self._withdraw())
+
+    async def _replace_peers(self) -> None:
+        assert self.had is not None
+        mine, address = quote_string(self.had.list_text), quote_string(self.ctx.address)
+        await self._invalidate("Negotiator", f"HadList == {mine} && MyAddress != {address}")
+        await self.advertise()
+
+    async def _withdraw(self) -> None:
+        await self._invalidate("Negotiator", f"MyAddress == {quote_string(self.ctx.address)}")
+        await self.advertise()
+
+    async def _invalidate(self, kind: str, constraint: str) -> None:
+        await self.ctx.collectors.invalidate(kind, constraint=constraint)
 
     async def close(self) -> None:
+        if self.had is not None:
+            await self.had.close()
         if self._next is not None:
             self._next.cancel()
         for task in list(self._tasks):
@@ -431,3 +561,8 @@ def _log_path(ctx: Context) -> Path:
     if ctx.config.is_set("ACCOUNTANT_DATABASE_FILE"):
         return Path((ctx.config.get("ACCOUNTANT_DATABASE_FILE") or "").strip())
     return ctx.paths.spool / LOG_NAME
+
+
+def _claim_id(slot: ClassAd | None) -> str | None:
+    claim = slot.get("ClaimId") if slot is not None else None
+    return claim if isinstance(claim, str) else None

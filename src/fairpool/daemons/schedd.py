@@ -69,7 +69,7 @@ from ..schedd.userlog import (
 from ..store.group_commit import GroupCommit, Write
 from ..store.jobs import JobStore
 from .client import Api
-from .context import Context, filesystem_domain, knob_int
+from .context import Context, configured_name, filesystem_domain, knob_int
 from .errors import BadRequest, Conflict, Forbidden, NotFound, Unavailable
 from .identity import Caller
 
@@ -151,7 +151,9 @@ class Schedd:
     def reconfig(self) -> None:
         config = self.ctx.config
         self.domain = (config.get("UID_DOMAIN") or "").strip() or self.ctx.host
-        self.schedd_name = (config.get("SCHEDD_NAME") or "").strip() or self.ctx.host
+        # a master of its own name names its schedd (HTCondor: MASTER_NAME wins)
+        named = "MASTER_NAME" if (config.get("MASTER_NAME") or "").strip() else "SCHEDD_NAME"
+        self.schedd_name = configured_name(self.ctx, named)
         self.max_running = knob_int(config, "MAX_JOBS_RUNNING", 10_000)
         self.max_per_submission = knob_int(config, "MAX_JOBS_PER_SUBMISSION", 20_000, minimum=1)
         self.interval = knob_int(config, "SCHEDD_INTERVAL", 300, minimum=1)
@@ -862,17 +864,11 @@ class Schedd:
         self._advertised_at = self.ctx.env.now
         ads = self.ads(self.ctx.env.now)
         names = {a["Name"] for a in ads[1:]}
-        collector = self.api(self.ctx.collector_url)
-        try:
-            await collector.post("/update", {"ads": [ad_to_json(a) for a in ads]})
-            gone = sorted(self.advertised - names)
-            if gone:
-                await collector.post(
-                    "/invalidate", {"type": "Submitter", "constraint": self._mine(gone)}
-                )
-            self.advertised = names
-        except Unavailable as err:
-            self.log.info("cannot advertise: %s", err)
+        await self.ctx.collectors.update([ad_to_json(a) for a in ads])
+        gone = sorted(self.advertised - names)
+        if gone:
+            await self.ctx.collectors.invalidate("Submitter", constraint=self._mine(gone))
+        self.advertised = names
 
     def _mine(self, submitters: list[str]) -> str:
         """A constraint naming this schedd's Submitter ads of ``submitters``."""
@@ -883,7 +879,7 @@ class Schedd:
         """Advertise at once and ask the negotiator for a cycle soon (condor_reschedule)."""
         await self.advertise()
         try:
-            found = await self.api(self.ctx.collector_url).get(
+            found = await self.ctx.collectors.get(
                 "/ads", type="Negotiator", projection="ApiAddress"
             )
             for ad in found.get("ads", []):

@@ -446,15 +446,11 @@ class StartdDaemon:
         self._update_due = False
         ads, private = self.ads()
         names = {ad["Name"] for ad in ads}
-        collector = self.api(self.ctx.collector_url)
-        try:
-            gone = sorted(self.published - names)
-            if gone:
-                await collector.post("/invalidate", {"type": "Machine", "names": gone})
-            await collector.post("/update", {"ads": ads, "private": private})
-            self.published = names
-        except Exception as err:
-            self.log.info("cannot advertise: %s", err)
+        gone = sorted(self.published - names)
+        if gone:
+            await self.ctx.collectors.invalidate("Machine", names=gone)
+        await self.ctx.collectors.update(ads, private)
+        self.published = names
 
     def _monitoring(self):
         """The GPUs' utilisation and memory, every STARTD_CRON_GPUs_MONITOR_PERIOD."""
@@ -493,9 +489,7 @@ class StartdDaemon:
         with contextlib.suppress(Exception):
             names = sorted(self.published)
             if names:
-                await self.api(self.ctx.collector_url).post(
-                    "/invalidate", {"type": "Machine", "names": names}
-                )
+                await self.ctx.collectors.invalidate("Machine", names=names)
         for api in self._apis.values():
             await api.close()
         self.engine.dispose()

@@ -38,6 +38,10 @@ run describes are dedicated ones.
 A partitionable slot's ``Requirements`` is ``START && WithinResourceLimits`` (spec
 startd.md §5, §11), except under a consumption policy, whose ``CONSUMPTION_CPUS``,
 ``_MEMORY`` and ``_DISK`` default to ``quantize(target.Request<R>, {1 | 128 | 1024})``.
+
+**Names.** Slots are ``slot<id>@<startd>``: the startd is named by ``STARTD_NAME``
+(``name@host`` as HTCondor composes it, so that two startds of one host differ), else
+by the host (``FULL_HOSTNAME``); ``Machine`` is the host either way.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from dataclasses import dataclass
 
 from ..classad import ClassAd, Expr
 from ..config.knob_values import KnobSource as Knobs
-from ..config.knob_values import knob_error, knob_expr
+from ..config.knob_values import daemon_name, knob_error, knob_expr
 from .knobs import POLICY_EXPRESSIONS
 from .machine import configured, machine_attributes
 from .slot import limit_resources
@@ -70,6 +74,7 @@ _MAX_TYPES = 10
 @dataclass(frozen=True)
 class _Machine:
     host: str
+    name: str  # the startd's (STARTD_NAME), after which its slots are named
     totals: dict[str, float]  # resource -> amount; Swap in KiB
     custom: tuple[str, ...]  # the MACHINE_RESOURCE_<name> resources
     ids: dict[str, list[str]]  # custom resources given as id lists
@@ -128,7 +133,8 @@ def _machine(knobs: Knobs, detected: dict[str, str]) -> _Machine:
             totals[name] = float(len(ids[name]))
     totals["Swap"] = totals["Memory"] * 1024
     host = (knobs.get("FULL_HOSTNAME") or knobs.get("HOSTNAME") or "localhost").strip()
-    return _Machine(host, totals, tuple(custom), ids)
+    name = daemon_name(knobs.get("STARTD_NAME"), host)
+    return _Machine(host, name, totals, tuple(custom), ids)
 
 
 def _detected(knobs: Knobs, detected: dict[str, str], name: str) -> float | None:
@@ -263,7 +269,7 @@ def _slot_ad(
     ad = ClassAd(machine_attributes(knobs, machine.host))
     ad.update(
         {
-            "Name": f"slot{slot_id}@{machine.host}",
+            "Name": f"slot{slot_id}@{machine.name}",
             "SlotID": slot_id,
             "SlotTypeID": slot_type.number,
             "SlotType": kind,

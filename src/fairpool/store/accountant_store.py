@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, Table, delete, insert, select
+from sqlalchemy import ColumnElement, Connection, Engine, Table, delete, insert, select
 
 from ..accounting.accountant import Accountant, AccountantPolicy
 from ..accounting.records import Customer
@@ -98,13 +98,18 @@ class AccountantStore:
         accountant: Accountant,
         group_figures: dict[str, dict[str, Any]] | None = None,
         output: tuple[str, str] | None = None,
+        within: Callable[[Connection], None] | None = None,
     ) -> None:
         """Write what changed since the last save (and a cycle's group figures), atomically;
-        then rename ``output`` = (written file, final name) into place."""
+        then rename ``output`` = (written file, final name) into place. ``within`` runs
+        first in the same transaction (a high-availability negotiator's fence and match
+        records): if it raises, nothing is written."""
         changed = [accountant.customers[n] for n in sorted(accountant.changed)]
         deleted = sorted(accountant.deleted)
         mine = {"accountant": self.name}
         with database_errors(self.where), self.engine.begin() as conn:
+            if within is not None:
+                within(conn)
             if group_figures is not None:
                 conn.execute(delete(groups).where(self._mine(groups)))
                 if group_figures:

@@ -42,10 +42,14 @@ __all__ = [
     "database_errors",
     "database_url",
     "groups",
+    "had_leases",
+    "had_members",
     "job_clusters",
     "job_history",
     "jobs",
     "meta",
+    "negotiation_cycles",
+    "negotiation_matches",
     "open_database",
     "resource_samples",
     "shown",
@@ -191,6 +195,53 @@ submitter_samples = Table(
     Column("idle", Integer, nullable=False),
     Column("collector", String, nullable=False, server_default=""),
     Index("ix_submitter_samples_collector_time", "collector", "time"),
+)
+
+
+# High availability of the central manager (leadership.py, match_records.py): each HA
+# group's lease (the group is the accountant its central managers share; the holder a
+# HAD_LIST entry; expiry in the database's clock), each member's last contact, and the
+# matches of each committed cycle.
+had_leases = Table(
+    "had_leases",
+    METADATA,
+    Column("accountant", String, primary_key=True),
+    Column("holder", String, nullable=False, server_default=""),
+    Column("term", Integer, nullable=False, server_default="0"),
+    Column("expires", Float, nullable=False, server_default="0"),
+)
+
+had_members = Table(
+    "had_members",
+    METADATA,
+    Column("accountant", String, primary_key=True),
+    Column("member", String, primary_key=True),
+    Column("seen", Float, nullable=False),
+)
+
+negotiation_cycles = Table(
+    "negotiation_cycles",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("accountant", String, nullable=False),
+    Column("holder", String, nullable=False),
+    Column("term", Integer, nullable=False),
+    Column("started", Float, nullable=False),  # the negotiator's clock
+    Column("committed", Float, nullable=False),  # the database's clock
+    Column("finished", Float, nullable=True),  # the negotiator's clock; NULL: not sent
+    Index("ix_negotiation_cycles_accountant_id", "accountant", "id"),
+)
+
+negotiation_matches = Table(
+    "negotiation_matches",
+    METADATA,
+    Column("cycle", Integer, nullable=False),
+    Column("slot", String, nullable=False),
+    Column("claim", String, nullable=False),  # a digest of the slot's ClaimId
+    Column("job", String, nullable=False),
+    Column("schedd", String, nullable=False),
+    Column("submitter", String, nullable=False),
+    Index("ix_negotiation_matches_cycle", "cycle"),
 )
 
 

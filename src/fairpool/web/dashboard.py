@@ -67,9 +67,7 @@ class _Reads:
         return self.apis[url]
 
     async def ads(self, kind: str, projection: str | None = None) -> list[dict[str, Any]]:
-        answer = await self.api(self.ctx.collector_url).get(
-            "/ads", type=kind, projection=projection
-        )
+        answer = await self.ctx.collectors.get("/ads", type=kind, projection=projection)
         return answer["ads"]
 
     async def addresses(self, kind: str) -> list[str]:
