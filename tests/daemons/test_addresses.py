@@ -118,7 +118,7 @@ def test_daemon_names_are_name_at_host():
     assert daemon_name(None, "h.example.org") == "h.example.org"
     assert daemon_name(" sub1 ", "h.example.org") == "sub1@h.example.org"
     assert daemon_name("sub1@elsewhere", "h.example.org") == "sub1@elsewhere"
-    assert daemon_name("H.example.org", "h.example.org") == "h.example.org"  # the host's
+    assert daemon_name("h.example.org", "h.example.org") == "h.example.org@h.example.org"
 
 
 def test_startd_name_names_the_slots():
