@@ -249,9 +249,11 @@ def test_generated_configurations_expand_as_htcondor(oracle, tmp_path_factory, t
 # seed's RunBenchmarks, HTCondor 25's catalog space in MODIFY_REQUEST_EXPR_REQUESTDISK,
 # GANGLIAD's $(ETC) (unset in fairpool); REQUIRE_LOCAL_CONFIG_FILE is set by the worker.
 # ADSTASH's $(LOG) paths and $(FULL_HOSTNAME) follow this machine (the same text as
-# HTCondor's table).
+# HTCondor's table). A personal pool listens on 127.0.0.1 only (NETWORK_INTERFACE,
+# BIND_ALL_INTERFACES; HTCondor's * and True).
 DELIBERATE = {
     *("SPOOL", "LOG", "ACCOUNTANT_DATABASE_FILE", "DEFRAG_LOG", "POOL_HISTORY_DIR"),
+    *("NETWORK_INTERFACE", "BIND_ALL_INTERFACES"),
     *("ACCOUNTING_DOMAIN", "FILESYSTEM_DOMAIN", "RUNBENCHMARKS", "REQUIRE_LOCAL_CONFIG_FILE"),
     *("MODIFY_REQUEST_EXPR_REQUESTDISK", "GANGLIAD_METRICS_CONFIG_DIR"),
     *("ADSTASH_CHECKPOINT_FILE", "ADSTASH_JSON_DIR", "ADSTASH_SE_HOST"),

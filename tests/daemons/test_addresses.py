@@ -19,6 +19,7 @@ from fairpool.daemons.addresses import (
     collector_port,
     interface,
     is_local,
+    listed_collectors,
     own_collector,
 )
 from fairpool.errors import ConfigError
@@ -53,6 +54,9 @@ def test_a_bad_collector_host_names_the_knob_and_the_line(text):
         collector_hosts(config(f"# a comment\nCOLLECTOR_HOST = cm1:9618, {text}"))
     assert err.value.knob == "COLLECTOR_HOST" and err.value.line == 2
     assert "host[:port]" in str(err.value)
+    with pytest.raises(ConfigError) as err:  # the view servers' list is read the same way
+        listed_collectors(config(f"CONDOR_VIEW_HOST = {text}"), "CONDOR_VIEW_HOST")
+    assert err.value.knob == "CONDOR_VIEW_HOST"
 
 
 def test_a_central_manager_knows_its_own_entry():
@@ -114,7 +118,7 @@ def test_daemon_names_are_name_at_host():
     assert daemon_name(None, "h.example.org") == "h.example.org"
     assert daemon_name(" sub1 ", "h.example.org") == "sub1@h.example.org"
     assert daemon_name("sub1@elsewhere", "h.example.org") == "sub1@elsewhere"
-    assert daemon_name("H.example.org", "h.example.org") == "h.example.org"  # the host's
+    assert daemon_name("h.example.org", "h.example.org") == "h.example.org@h.example.org"
 
 
 def test_startd_name_names_the_slots():
@@ -144,3 +148,11 @@ def test_pool_start_refuses_a_bad_address_in_one_line(tmp_path: Path):
         message = result.stderr.strip()
         assert len(message.splitlines()) == 1 and knob in message, message
         assert "Traceback" not in result.stderr
+
+
+def test_a_command_refuses_a_pool_that_is_no_address():
+    result = fairpool("status", "--pool", "ftp://cm:21", check=False)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1
+    assert message.endswith("the pool 'ftp://cm:21': expected host[:port] or an http(s):// URL")

@@ -22,10 +22,9 @@ class KnobSource(Protocol):
 def daemon_name(given: str | None, host: str) -> str:
     """A daemon's name as HTCondor composes it from MASTER_NAME, SCHEDD_NAME or
     STARTD_NAME: ``name@host`` (so that several daemons of one kind on one host differ),
-    the name as given when it has an ``@`` or is the host's own name, the host's name
-    when unset."""
+    the name as given when it has an ``@``, the host's name when unset."""
     name = (given or "").strip()
-    if not name or name.lower() == host.lower():
+    if not name:
         return host
     return name if "@" in name else f"{name}@{host}"
 

@@ -36,10 +36,12 @@ from ..config.knob_values import knob_error
 __all__ = [
     "CollectorHost",
     "Interface",
+    "collector_entry",
     "collector_hosts",
     "collector_port",
     "interface",
     "is_local",
+    "listed_collectors",
     "own_collector",
 ]
 
@@ -55,9 +57,14 @@ class CollectorHost:
     scheme: str = "http"
 
     @property
+    def base(self) -> str:
+        """Its process's HTTP server."""
+        return f"{self.scheme}://{self.host}:{self.port}"
+
+    @property
     def url(self) -> str:
         """The collector's API."""
-        return f"{self.scheme}://{self.host}:{self.port}/collector"
+        return f"{self.base}/collector"
 
 
 @dataclass(frozen=True)
@@ -70,22 +77,31 @@ class Interface:
 
 def collector_hosts(config: Config) -> list[CollectorHost]:
     """COLLECTOR_HOST's entries in order; a personal pool's ``127.0.0.1:0`` when unset."""
-    entries = config.get_list("COLLECTOR_HOST")
-    if not entries:
-        return [CollectorHost("127.0.0.1", 0)]
-    return [_entry(config, text) for text in entries]
+    return listed_collectors(config, "COLLECTOR_HOST") or [CollectorHost("127.0.0.1", 0)]
 
 
-def _entry(config: Config, text: str) -> CollectorHost:
-    scheme, _, rest = text.rpartition("://")
+def listed_collectors(config: Config, knob: str) -> list[CollectorHost]:
+    """The collectors a knob lists (COLLECTOR_HOST, CONDOR_VIEW_HOST)."""
+    found = []
+    for text in config.get_list(knob):
+        entry = collector_entry(text)
+        if entry is None:
+            raise knob_error(config, knob, f"host[:port] entries or http(s):// URLs, not {text!r}")
+        found.append(entry)
+    return found
+
+
+def collector_entry(text: str) -> CollectorHost | None:
+    """One collector named as ``host``, ``host:port`` or a URL (None: it is none)."""
+    scheme, _, rest = text.strip().rpartition("://")
     if scheme not in ("", "http", "https"):
-        raise knob_error(config, "COLLECTOR_HOST", "host[:port] entries (or http(s):// URLs)")
+        return None
     where = rest.split("/", 1)[0]
     host, colon, port = where.rpartition(":")
     if not colon:
         host, port = where, str(DEFAULT_PORT)
     if not host or not port.isdigit() or int(port) > 65535:
-        raise knob_error(config, "COLLECTOR_HOST", f"host[:port] entries, not {text!r}")
+        return None
     return CollectorHost(host, int(port), scheme or "http")
 
 

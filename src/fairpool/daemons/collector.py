@@ -58,7 +58,7 @@ from ..config.knob_values import knob_expr
 from ..errors import ClassAdSyntaxError
 from ..store.persistent_ads import PersistentAd, PersistentAds
 from ..store.pool_history import PoolHistory
-from .addresses import is_local
+from .addresses import is_local, listed_collectors
 from .client import Api
 from .context import Context, knob_int
 from .errors import BadRequest, NotFound, Unavailable
@@ -133,7 +133,9 @@ class Collector:
         self.daemon_stats = True if stats is None else stats
         self.sampling = knob_int(config, "POOL_HISTORY_SAMPLING_INTERVAL", 60, minimum=1)
         self.view_urls = [
-            url for url in map(_view_url, config.get_list("CONDOR_VIEW_HOST")) if not self._me(url)
+            entry.url
+            for entry in listed_collectors(config, "CONDOR_VIEW_HOST")
+            if not self._me(entry.url)
         ]
 
     def _history_place(self) -> Path | Engine:
@@ -547,14 +549,6 @@ def _parsed(obj: dict[str, Any], where: str) -> ClassAd:
 
 def _flag(config: Any, name: str) -> bool:
     return bool(config.get_bool(name, False))
-
-
-def _view_url(text: str) -> str:
-    """A CONDOR_VIEW_HOST entry (``host:port`` or a URL) as its collector's API."""
-    text = text.strip().rstrip("/")
-    if "://" not in text:
-        text = f"http://{text if ':' in text else text + ':9618'}"
-    return text if text.endswith("/collector") else f"{text}/collector"
 
 
 def _until(now: float, lifetime: int) -> float:

@@ -20,6 +20,8 @@ from typing import Any
 
 import httpx
 
+from ..errors import ConfigError
+from .addresses import collector_entry
 from .client import SyncApi
 from .errors import NotFound, Unavailable
 
@@ -105,7 +107,7 @@ def _configured() -> str | None:
 
 
 def _url(text: str) -> str:
-    text = text.strip().rstrip("/")
-    if "://" not in text:
-        text = f"http://{text}"
-    return text.removesuffix("/collector")
+    entry = collector_entry(text)
+    if entry is None:
+        raise ConfigError(f"the pool {text!r}: expected host[:port] or an http(s):// URL")
+    return entry.base
