@@ -9,8 +9,9 @@ half of the pool (equal priority factors: the pie cut in two at every cycle), on
 submitter per user over the two schedds. With CLAIM_WORKLIFE = 0 every start goes
 through the negotiator.
 
-The central manager's own configuration is ``cm_knobs``: the store's PostgreSQL runs add
-its ``DATABASE_URL`` there.
+It runs twice: each host with its own SQLite state, and with the central manager and both
+submit hosts sharing one PostgreSQL database (``DATABASE_URL``; each schedd's queue and
+history under its name, the accountant the negotiator's), as a pool over real hosts would.
 """
 
 from __future__ import annotations
@@ -40,24 +41,27 @@ queue {JOBS}
 """
 
 
-@pytest.fixture
-def cm_knobs() -> dict[str, object]:
-    """The central manager's own knobs (none: its state in SQLite)."""
-    return {}
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_knobs(request: pytest.FixtureRequest) -> dict[str, object]:
+    """The knobs of the hosts that keep state (the central manager and the submit hosts):
+    none (each its own SQLite in SPOOL), or one PostgreSQL database for all of them."""
+    if request.param == "sqlite":
+        return {}
+    return {"DATABASE_URL": request.getfixturevalue("postgres_url")}
 
 
 def test_two_submit_hosts_share_two_execute_hosts_fairly(
-    tmp_path: Path, cm_knobs: dict[str, object]
+    tmp_path: Path, shared_knobs: dict[str, object]
 ) -> None:
     work = tmp_path / "work"
     (work / "out").mkdir(parents=True)
     (work / "work.sh").write_text(PROGRAM)
     (work / "work.sh").chmod(0o755)
     with Hosts(tmp_path / "hosts", CLAIM_WORKLIFE=0) as pool:
-        cm = pool.host("cm", "COLLECTOR, NEGOTIATOR", **cm_knobs)
+        cm = pool.host("cm", "COLLECTOR, NEGOTIATOR", **shared_knobs)
         pool.start(cm)
         executes = [pool.host(n, "STARTD", STARTD_NAME=n) for n in ("exec1", "exec2")]
-        submits = [pool.host(n, "SCHEDD", SCHEDD_NAME=n) for n in ("sub1", "sub2")]
+        submits = [pool.host(n, "SCHEDD", SCHEDD_NAME=n, **shared_knobs) for n in ("sub1", "sub2")]
         pool.start(*executes, *submits)
         host = cm.http.get(f"{cm.url}/master/status").json()
         assert host["daemons"] == ["MASTER", "COLLECTOR", "NEGOTIATOR"]

@@ -65,7 +65,9 @@ def test_a_pool_whose_database_cannot_be_used_stops_with_one_line(tmp_path: Path
     DATABASE_URL that is no database URL names the knob: test_migrations.py)."""
     config = tmp_path / "condor_config"
     url = "postgresql+psycopg://pool:s3cret@127.0.0.1:1/pool"
-    config.write_text(f"DAEMON_LIST = MASTER, SCHEDD\nDATABASE_URL = {url}\n")
+    config.write_text(
+        f"DAEMON_LIST = MASTER, SCHEDD\nCOLLECTOR_HOST = 127.0.0.1:1\nDATABASE_URL = {url}\n"
+    )
     started = fairpool(
         "pool", "start", "--dir", str(tmp_path), "--config", str(config), check=False
     )
