@@ -15,13 +15,16 @@ import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
 from ..config import Config
 from ..config.knob_values import knob_error
 from ..runtime.realtime import RealtimeEnvironment
+
+if TYPE_CHECKING:
+    from ..security.settings import Security
 
 __all__ = [
     "CONDOR_PLATFORM",
@@ -107,6 +110,7 @@ class Context:
     started: float = 0.0
     local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
     cedar_port: int = 0  # this process's CEDAR listener (0: none)
+    security: Security | None = None  # who may do what (security/settings.py)
     duty_cycle: DutyCycle = field(default_factory=DutyCycle)
 
     def logger(self, daemon: str) -> logging.Logger:

@@ -17,6 +17,11 @@ commands to find, and the master's pid to ``LOCAL_DIR/master.pid``. A daemon run
 (``DAEMON_LIST = MASTER, SCHEDD``) reaches the collector named by ``COLLECTOR_HOST``.
 SIGTERM or SIGINT (``fairpool pool stop``) stops the pool.
 
+Every request passes the security gate first (security/middleware.py: tokens, local
+users, ALLOW/DENY lists; docs/security.md); a master running the collector makes the
+pool's token signing key the first time, as HTCondor's collector does. Given
+``AUTH_SSL_SERVER_CERTFILE`` and ``AUTH_SSL_SERVER_KEYFILE`` it serves HTTPS.
+
 Beside the HTTP server the master runs a CEDAR listener (cedar/), HTCondor's own
 protocol for the ``htcondor`` wheel's clients, over the same daemons, on ``CEDAR_PORT``
 (0, the default, takes any free port). Its address, in HTCondor's sinful form, is the
@@ -45,6 +50,12 @@ from ..classad.jsonads import ad_to_json
 from ..config import Config, load_config
 from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
+from ..security import credentials
+from ..security.credentials import DaemonToken
+from ..security.middleware import Guard
+from ..security.settings import Security
+from ..security.tls import scheme, server_certificate
+from ..security.tokens import key_file, make_key
 from ..store.database import open_database
 from ..web import mount_dashboard
 from .adstash import AdstashDaemon, adstash_router
@@ -158,21 +169,28 @@ class Master:
         names = self.daemon_list()
         paths = PoolPaths.of(self.config)
         paths.make()
+        certificate = server_certificate(self.config)
+        made_key = "COLLECTOR" in names and make_key(key_file(self.config))
         ctx = self.ctx = Context(
             self.config, RealtimeEnvironment(), paths, open_database(paths.spool)
         )
+        ctx.security = Security(self.config)
+        credentials.use(DaemonToken(lambda: ctx.security), self.config)
         ctx.started = time.time()
         host, port = collector_address(self.config)
         listening = _listen("127.0.0.1", port if "COLLECTOR" in names else 0)
-        ctx.url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+        web = scheme(self.config)
+        ctx.url = f"{web}://127.0.0.1:{listening.getsockname()[1]}"
         cedar_socket = _listen("127.0.0.1", knob_int(self.config, "CEDAR_PORT", 0))
         ctx.cedar_port = cedar_socket.getsockname()[1]
         ctx.collector_url = (
             ctx.daemon_url("collector")
             if "COLLECTOR" in names
-            else f"http://{host}:{port}/collector"
+            else f"{web}://{host}:{port}/collector"
         )
         self.log = ctx.logger("master")
+        if made_key:
+            self.log.info("made the pool signing key %s", key_file(self.config))
         app = FastAPI(title="fairpool", summary="A process of a fairpool pool")
         app.mount("/master", daemon_app("master", self._router(), "This process's daemons"))
         for name in names:
@@ -184,8 +202,15 @@ class Master:
         self.metrics = PoolMetrics(ctx)
         app.include_router(self.metrics.router())
         mount_dashboard(app, ctx)
+        guarded = Guard(app, lambda: ctx.security, self.log)
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+            guarded,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            ssl_certfile=certificate[0] if certificate else None,
+            ssl_keyfile=certificate[1] if certificate else None,
         )
         self.server = uvicorn.Server(config)
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
@@ -254,6 +279,7 @@ class Master:
         """Read the configuration again; each daemon takes the knobs it reads live."""
         assert self.ctx is not None
         self.config = read_config(self.directory, self.config_file)
+        self.ctx.security = Security(self.config)  # ALLOW_*, DENY_*, methods: live
         self.ctx.config = self.config
         for daemon in self.daemons.values():
             daemon.reconfig()
