@@ -75,7 +75,7 @@ from .schedd_api import schedd_router
 from .startd import StartdDaemon
 from .startd_api import startd_router
 
-__all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
+__all__ = ["DAEMONS", "Master", "personal_config", "pool_application", "pool_dir"]
 
 DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "DEFRAG", "GANGLIAD", "ADSTASH")
 CONFIG_NAME = "condor_config"
@@ -191,17 +191,12 @@ class Master:
         self.log = ctx.logger("master")
         if made_key:
             self.log.info("made the pool signing key %s", key_file(self.config))
-        app = FastAPI(title="fairpool", summary="A process of a fairpool pool")
-        app.mount("/master", daemon_app("master", self._router(), "This process's daemons"))
         for name in names:
-            daemon = self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
-            router, summary = _ROUTERS[name]
-            app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
+            self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
         self.cedar = cedar_server(ctx, self.daemons)
         await self.cedar.start(cedar_socket)
         self.metrics = PoolMetrics(ctx)
-        app.include_router(self.metrics.router())
-        mount_dashboard(app, ctx)
+        app = pool_application(self.daemons, self._router(), self.metrics.router(), ctx)
         guarded = Guard(app, lambda: ctx.security, self.log)
         config = uvicorn.Config(
             guarded,
@@ -312,6 +307,22 @@ class Master:
             return {"stopping": True}
 
         return api
+
+
+def pool_application(
+    daemons: dict[str, Any], master: APIRouter, metrics: APIRouter, ctx: Context
+) -> FastAPI:
+    """The HTTP application of one process: each daemon's under its name, the master's,
+    the metrics and the dashboard (routers read their daemon only when called:
+    tests/security/test_routes.py lists every route from this)."""
+    app = FastAPI(title="fairpool", summary="A process of a fairpool pool")
+    app.mount("/master", daemon_app("master", master, "This process's daemons"))
+    for name, daemon in daemons.items():
+        router, summary = _ROUTERS[name]
+        app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
+    app.include_router(metrics)
+    mount_dashboard(app, ctx)
+    return app
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -21,7 +21,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from ..daemons.errors import ApiError, Forbidden, NotFound, Unauthenticated, error_body
+from ..daemons.errors import ApiError, NotFound, Unauthenticated, error_body
 from ..daemons.identity import Caller
 from .levels import Level
 from .principal import Principal
@@ -75,6 +75,9 @@ class Guard:
         self.security = security  # the process's, read anew after a reconfig
         self.log = log
         self.levels = RouteLevels(app)
+        undeclared = self.levels.undeclared()
+        if undeclared:  # a programming error: no route is served without a level
+            raise RuntimeError(f"routes without a level in security/routes.py: {undeclared}")
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -87,9 +90,6 @@ class Guard:
                 raise NotFound(f"no route {scope['method']} {scope['path']} here")
             route, level = found
             presented = _Presented(security, scope)
-            if level is None:
-                self.log.error("%s has no authorization level (security/routes.py)", route)
-                raise Forbidden(f"{route} has no authorization level: refused to everyone")
             presented.authorize(level, route)
         except ApiError as err:
             await self._refuse(err, scope, security)(scope, receive, send)

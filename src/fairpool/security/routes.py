@@ -2,8 +2,8 @@
 command, in one table (docs/security.md prints it).
 
 The HTTP table is checked against the routes the master actually serves
-(``RouteLevels``): a route the table leaves out is refused to everyone (and
-tests/security/test_routes.py fails), so a new endpoint is never open by omission.
+(``RouteLevels``): the master does not start while a route is missing from the table
+(and tests/security/test_routes.py fails), so a new endpoint is never open by omission.
 Some handlers ask for more than their route's level once they have read the request:
 the collector's private attributes (claim ids) need NEGOTIATOR, and a job action or
 edit needs the job's owner or an ADMINISTRATOR.
@@ -154,7 +154,7 @@ class _Route:
     method: str
     template: str
     pattern: re.Pattern[str]
-    level: Level | None
+    level: Level
 
 
 class RouteLevels:
@@ -162,18 +162,21 @@ class RouteLevels:
     path as the application's router finds the route."""
 
     def __init__(self, app: Any, table: dict[str, Level] = HTTP_LEVELS) -> None:
+        served = list(served_routes(app))
+        self.missing = [f"{m} {t}" for m, t in served if f"{m} {t}" not in table]
         self.routes = [
-            _Route(method, template, compile_path(template)[0], table.get(f"{method} {template}"))
-            for method, template in served_routes(app)
+            _Route(m, t, compile_path(t)[0], table[f"{m} {t}"])
+            for m, t in served
+            if f"{m} {t}" in table
         ]
 
     def undeclared(self) -> list[str]:
-        """The served routes the table gives no level."""
-        return [f"{r.method} {r.template}" for r in self.routes if r.level is None]
+        """The served routes the table gives no level (which are never reached)."""
+        return self.missing
 
-    def find(self, method: str, path: str) -> tuple[str, Level | None] | None:
-        """The route a request is for, as ``METHOD template``, and its level (None: the
-        table has none); None when no route serves the request."""
+    def find(self, method: str, path: str) -> tuple[str, Level] | None:
+        """The route a request is for, as ``METHOD template``, and its level; None when
+        no route with a level serves it."""
         wanted = "GET" if method == "HEAD" else method
         for route in self.routes:
             if route.method == wanted and route.pattern.match(path):
