@@ -8,22 +8,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from fastapi import FastAPI
 
-from fairpool.daemons.master import DAEMONS, Master, pool_application
-from fairpool.daemons.metrics_api import PoolMetrics
 from fairpool.security.levels import Level
 from fairpool.security.middleware import Guard
 from fairpool.security.routes import HTTP_LEVELS, RouteLevels, cedar_levels, served_routes
-
-
-def every_route_app(tmp_path: Path) -> FastAPI:
-    """The application of a process running every daemon; the routers are built over
-    stand-ins, as they read their daemon only when a request comes."""
-    stand_in = SimpleNamespace(name="collector")
-    master = Master(tmp_path)
-    routers = {name: stand_in for name in DAEMONS}
-    return pool_application(routers, master._router(), PoolMetrics.router(stand_in), stand_in)
+from securepool import every_route_app
 
 
 def test_the_table_and_the_served_routes_are_the_same(tmp_path: Path) -> None:
@@ -72,3 +61,32 @@ def test_every_cedar_command_served_has_a_level() -> None:
     assert cedar_levels()[commands.SET_PRIORITYFACTOR] is Level.ADMINISTRATOR
     assert cedar_levels()[commands.QMGMT_WRITE_CMD] is Level.WRITE
     assert all(cedar_levels()[n] is Level.DAEMON for n in commands.ADVERTISE)
+
+
+def test_the_levels_issue_17_asks_for() -> None:
+    """Priority factors, userprio edits, drains, reconfiguration and stopping need
+    ADMINISTRATOR; ad updates and the daemons' claims DAEMON; negotiation NEGOTIATOR;
+    job commands WRITE; queries, metrics and the dashboard READ."""
+    wanted = {
+        "POST /negotiator/accountant": Level.ADMINISTRATOR,
+        "POST /startd/drain": Level.ADMINISTRATOR,
+        "POST /startd/cancel-drain": Level.ADMINISTRATOR,
+        "POST /master/reconfig": Level.ADMINISTRATOR,
+        "POST /master/off": Level.ADMINISTRATOR,
+        "POST /collector/update": Level.DAEMON,
+        "POST /collector/invalidate": Level.DAEMON,
+        "POST /startd/claim": Level.DAEMON,
+        "POST /schedd/events": Level.DAEMON,
+        "POST /schedd/negotiate": Level.NEGOTIATOR,
+        "POST /schedd/matches": Level.NEGOTIATOR,
+        "POST /schedd/submit": Level.WRITE,
+        "POST /schedd/act": Level.WRITE,
+        "POST /schedd/edit": Level.WRITE,
+        "GET /schedd/jobs": Level.READ,
+        "GET /collector/ads": Level.READ,
+        "GET /metrics": Level.READ,
+        "GET /dashboard/": Level.READ,
+    }
+    assert {route: HTTP_LEVELS[route] for route in wanted} == wanted
+    reads = [route for route, level in HTTP_LEVELS.items() if route.startswith("GET ")]
+    assert all(HTTP_LEVELS[route] is Level.READ for route in reads)  # a query changes nothing
