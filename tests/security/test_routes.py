@@ -4,6 +4,7 @@ table names no route that is not served: listed from the application the master 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -90,3 +91,14 @@ def test_the_levels_issue_17_asks_for() -> None:
     assert {route: HTTP_LEVELS[route] for route in wanted} == wanted
     reads = [route for route, level in HTTP_LEVELS.items() if route.startswith("GET ")]
     assert all(HTTP_LEVELS[route] is Level.READ for route in reads)  # a query changes nothing
+
+
+def test_docs_security_md_gives_every_route_its_level() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "security.md").read_text()
+    rows = re.findall(
+        r"^\| `(GET|POST) ([^`]+)` \| (READ|WRITE|ADMINISTRATOR|DAEMON|NEGOTIATOR)", text, re.M
+    )
+    documented = {f"{method} {path}": Level(level) for method, path, level in rows}
+    pages = ("/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc")
+    wanted = {route: level for route, level in HTTP_LEVELS.items() if not route.endswith(pages)}
+    assert documented == wanted
