@@ -62,6 +62,16 @@ def test_the_cedar_port_is_judged_as_an_unauthenticated_caller(pool, tmp_path: P
     assert "PERMISSION DENIED to unauthenticated@unmapped" in log
     assert "it needs DAEMON" in log and "it needs WRITE" in log
 
+    # a list that cannot be read is refused at reconfig, naming it; the old one stays
+    written = pool.config.read_text()
+    pool.config.write_text(written + "DENY_READ = */*.evil.org\n")
+    refused = pool.http.post(f"{pool.url}/master/reconfig")
+    assert refused.status_code == 400 and "DENY_READ" in refused.json()["error"]["message"]
+    pool.config.write_text(written)
+    wheel(address, ADVERTISE, tmp_path)
+    time.sleep(1.0)
+    assert probes(pool) == []
+
     # the administrator lets unauthenticated callers advertise (a reconfig takes it)
     allowed = f"condor@{DOMAIN}, unauthenticated@unmapped"
     pool.config.write_text(pool.config.read_text() + f"ALLOW_DAEMON = {allowed}\n")

@@ -162,3 +162,19 @@ def test_a_token_changed_anywhere_no_longer_proves_anything(shared: Security, da
         return
     # base64 leaves some bits of a last character unused: the same token, then
     assert principal.identity == "alice@pool.test" and place >= len(good) - 2
+
+
+def test_a_token_that_is_not_good_gives_way_to_fs_and_else_is_refused(tmp_path: Path) -> None:
+    client, _, (host, port) = loopback_peer()
+    with client:
+        found = security(tmp_path)
+        foreign = create_token(bytes(64), "condor@pool.test", "pool.test", now=time.time())
+        local = found.authenticate(foreign, host, port)
+        assert (local.method, local.uid) == ("FS", os.getuid())
+        assert found.authenticate(None, host, port) == local
+        assert found.authenticate(token(found, "alice@pool.test"), host, port).method == "IDTOKENS"
+        tokens_only = security(tmp_path, "SEC_DEFAULT_AUTHENTICATION_METHODS = IDTOKENS")
+        with pytest.raises(Unauthenticated, match="signature does not verify"):
+            tokens_only.authenticate(foreign, host, port)
+        with pytest.raises(Unauthenticated):  # not local: no FS to fall back on
+            found.authenticate(foreign, "10.0.0.5", 40000)

@@ -94,3 +94,35 @@ def test_a_pool_over_https_with_an_execute_host_holding_only_a_token(tmp_path: P
         if execute is not None:
             execute.stop()
         manager.stop()
+
+
+@pytest.mark.parametrize(
+    ("text", "knob", "message"),
+    [
+        ("AUTH_SSL_SERVER_CERTFILE = {cert}", "AUTH_SSL_SERVER_KEYFILE", "go together"),
+        ("AUTH_SSL_SERVER_KEYFILE = {key}", "AUTH_SSL_SERVER_CERTFILE", "go together"),
+        (
+            "AUTH_SSL_SERVER_CERTFILE = {dir}/none.pem\nAUTH_SSL_SERVER_KEYFILE = {key}",
+            "AUTH_SSL_SERVER_CERTFILE",
+            "an existing PEM file",
+        ),
+        (
+            "AUTH_SSL_SERVER_CERTFILE = {key}\nAUTH_SSL_SERVER_KEYFILE = {key}",
+            "AUTH_SSL_SERVER_CERTFILE",
+            "a PEM certificate that",
+        ),
+    ],
+)
+def test_a_certificate_that_cannot_be_served_stops_the_start(
+    tmp_path: Path, text: str, knob: str, message: str
+) -> None:
+    cert, key = certificate(tmp_path)
+    config = tmp_path / "condor_config"
+    config.write_text(f"LOCAL_DIR = {tmp_path}\n" + text.format(cert=cert, key=key, dir=tmp_path))
+    refused = fairpool(
+        "pool", "start", "--dir", str(tmp_path), "--config", str(config), check=False
+    )
+    assert refused.returncode == 1, refused.stdout
+    (line,) = refused.stderr.splitlines()
+    assert line.startswith("fairpool: error: ") and knob in line and message in line
+    assert not (tmp_path / "address").exists()

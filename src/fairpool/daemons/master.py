@@ -170,7 +170,7 @@ class Master:
         paths = PoolPaths.of(self.config)
         paths.make()
         certificate = server_certificate(self.config)
-        made_key = "COLLECTOR" in names and make_key(key_file(self.config))
+        made_key = "COLLECTOR" in names and _signing_key(self.config)
         ctx = self.ctx = Context(
             self.config, RealtimeEnvironment(), paths, open_database(paths.spool)
         )
@@ -273,9 +273,9 @@ class Master:
     def reconfig(self) -> list[str]:
         """Read the configuration again; each daemon takes the knobs it reads live."""
         assert self.ctx is not None
-        self.config = read_config(self.directory, self.config_file)
-        self.ctx.security = Security(self.config)  # ALLOW_*, DENY_*, methods: live
-        self.ctx.config = self.config
+        fresh = read_config(self.directory, self.config_file)
+        self.ctx.security = Security(fresh)  # ALLOW_*, DENY_*, methods: live (or refused)
+        self.config = self.ctx.config = fresh
         for daemon in self.daemons.values():
             daemon.reconfig()
         if self.metrics is not None:
@@ -323,6 +323,19 @@ def pool_application(
     app.include_router(metrics)
     mount_dashboard(app, ctx)
     return app
+
+
+def _signing_key(config: Config) -> bool:
+    """Make the pool's token signing key unless it exists (as HTCondor's collector
+    does); whether it was made."""
+    path = key_file(config)
+    try:
+        return make_key(path)
+    except OSError as err:
+        name = "SEC_TOKEN_POOL_SIGNING_KEY_FILE"
+        source, line = config.where(name)
+        message = f"{name} = {path}: cannot make it: {err.strerror}"
+        raise ConfigError(message, source, line, name) from None
 
 
 def _listen(host: str, port: int) -> socket.socket:

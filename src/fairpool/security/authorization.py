@@ -16,6 +16,7 @@ identity's authorization and the token's).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import socket
@@ -108,6 +109,7 @@ def _resolve(host: str) -> list[str]:
     return sorted({info[4][0] for info in socket.getaddrinfo(host, None)})
 
 
+@functools.lru_cache(maxsize=4096)
 def address_of(host: str | None) -> Address | None:
     """A client's address as a policy compares it (an IPv4 address mapped into IPv6 as
     the IPv4 one); None when there is none."""

@@ -89,6 +89,7 @@ class DaemonToken:
     def __init__(self, security: Callable[[], Security]) -> None:
         self.security = security
         self.made: tuple[float, str, bytes] | None = None  # when, the token, its key
+        self.given: tuple[Security, str | None] | None = None  # read for these settings
 
     def __call__(self) -> str | None:
         security = self.security()
@@ -96,8 +97,11 @@ class DaemonToken:
             key = security.key(POOL)
         except TokenError:
             key = None
-        if key is None:
-            return find_token(security.config, ("SEC_TOKEN_SYSTEM_DIRECTORY",))
+        if key is None:  # read once, and again after a reconfig
+            if self.given is None or self.given[0] is not security:
+                found = find_token(security.config, ("SEC_TOKEN_SYSTEM_DIRECTORY",))
+                self.given = (security, found)
+            return self.given[1]
         now = time.time()
         made = self.made
         if made is None or made[2] != key or now - made[0] > DAEMON_TOKEN_LIFETIME / 2:

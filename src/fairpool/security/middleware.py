@@ -45,10 +45,7 @@ class _Presented:
 
     def principal(self) -> Principal:
         if self._principal is None:
-            if self.token is not None:
-                self._principal = self.security.from_token(self.token, self.host)
-            else:
-                self._principal = self.security.from_connection(self.host, self.port)
+            self._principal = self.security.authenticate(self.token, self.host, self.port)
         return self._principal
 
     def authorize(self, level: Level, what: str) -> None:

@@ -11,7 +11,8 @@ ALLOW lists to judge, ``NEVER`` authenticates nobody. A local user is
 ``user@UID_DOMAIN``; a daemon holding the pool's signing key is ``condor@TRUST_DOMAIN``.
 
 A presented token that is not good (a wrong signature, expired, another trust domain)
-is refused outright (401), never taken for an anonymous call.
+is refused (401) unless the next method, FS, proves the caller: it is never taken for an
+anonymous call.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from ..config.knob_values import KnobSource, knob_error
 from ..daemons.errors import Forbidden, Unauthenticated
@@ -63,6 +65,7 @@ class Security:
         self.methods = _methods(config) if self.mode != "NEVER" else frozenset()
         self.policy = Policy.of(config)
         self._keys: dict[str, tuple[tuple[int, int, int], bytes]] = {}
+        self._key_files: dict[str, Path] = {}
         self._verified: dict[str, tuple[Claims, bytes]] = {}
 
     @property
@@ -71,6 +74,20 @@ class Security:
         return f"condor@{self.trust_domain}"
 
     # -- authentication -----------------------------------------------------------------
+    def authenticate(self, token: str | None, host: str | None, port: int | None) -> Principal:
+        """The caller, by the methods in turn as HTCondor tries them: the token it
+        presents, then FS. A token that is not good is refused (Unauthenticated) unless
+        FS proves the caller (a host without the token's key, a pool of its own)."""
+        if token is None:
+            return self.from_connection(host, port)
+        try:
+            return self.from_token(token, host)
+        except Unauthenticated:
+            local = self.from_connection(host, port)
+            if local.authenticated:
+                return local
+            raise
+
     def from_token(self, token: str, host: str | None) -> Principal:
         """The caller a bearer token proves; Unauthenticated saying what is wrong."""
         if "IDTOKENS" not in self.methods:
@@ -123,7 +140,9 @@ class Security:
     def key(self, name: str = POOL) -> bytes | None:
         """The signing key ``name`` as its file holds it now (None: no such file)."""
         try:
-            path = key_file(self.config, name)
+            path = self._key_files.get(name) or self._key_files.setdefault(
+                name, key_file(self.config, name)
+            )
             info = os.stat(path)
         except (TokenError, OSError):
             return None

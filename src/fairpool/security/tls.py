@@ -9,6 +9,7 @@ other, or name files that are not there, and the pool does not start.
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 
 from ..config.knob_values import KnobSource, knob_error
@@ -26,6 +27,11 @@ def server_certificate(config: KnobSource) -> tuple[str, str] | None:
     if cert is None or key is None:
         missing = _CERT if cert is None else _KEY
         raise knob_error(config, missing, f"a file, as {_CERT} and {_KEY} go together")
+    try:  # read now, so that a bad file stops the start with its knob named
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as err:
+        expected = f"a PEM certificate that {key} is the key of ({err})"
+        raise knob_error(config, _CERT, expected) from None
     return cert, key
 
 
