@@ -249,12 +249,16 @@ def test_generated_configurations_expand_as_htcondor(oracle, tmp_path_factory, t
 # seed's RunBenchmarks, HTCondor 25's catalog space in MODIFY_REQUEST_EXPR_REQUESTDISK,
 # GANGLIAD's $(ETC) (unset in fairpool); REQUIRE_LOCAL_CONFIG_FILE is set by the worker.
 # ADSTASH's $(LOG) paths and $(FULL_HOSTNAME) follow this machine (the same text as
-# HTCondor's table).
+# HTCondor's table). The token signing keys and daemon tokens are under LOCAL_DIR, and
+# the HTTP API serves TLS only when a certificate is named (docs/security.md).
 DELIBERATE = {
     *("SPOOL", "LOG", "ACCOUNTANT_DATABASE_FILE", "DEFRAG_LOG", "POOL_HISTORY_DIR"),
-    *("ACCOUNTING_DOMAIN", "FILESYSTEM_DOMAIN", "RUNBENCHMARKS", "REQUIRE_LOCAL_CONFIG_FILE"),
+    *("ACCOUNTING_DOMAIN", "FILESYSTEM_DOMAIN", "TRUST_DOMAIN", "RUNBENCHMARKS"),
+    "REQUIRE_LOCAL_CONFIG_FILE",
     *("MODIFY_REQUEST_EXPR_REQUESTDISK", "GANGLIAD_METRICS_CONFIG_DIR"),
     *("ADSTASH_CHECKPOINT_FILE", "ADSTASH_JSON_DIR", "ADSTASH_SE_HOST"),
+    *("SEC_PASSWORD_DIRECTORY", "SEC_TOKEN_POOL_SIGNING_KEY_FILE", "SEC_TOKEN_SYSTEM_DIRECTORY"),
+    *("AUTH_SSL_SERVER_CERTFILE", "AUTH_SSL_SERVER_KEYFILE"),
 }
 
 

@@ -368,7 +368,12 @@ _MONITORING = [
 _DAEMONS_AND_ADMINS = "condor@$(TRUST_DOMAIN), $(USERNAME)@$(UID_DOMAIN), root@$(UID_DOMAIN)"
 _SECURITY = [  # docs/security.md
     ("SEC_DEFAULT_AUTHENTICATION", "string", "PREFERRED", "REQUIRED, PREFERRED, OPTIONAL, NEVER"),
-    ("SEC_DEFAULT_AUTHENTICATION_METHODS", "list", "FS, IDTOKENS", "methods callers may use"),
+    (
+        "SEC_DEFAULT_AUTHENTICATION_METHODS",
+        "list",
+        "FS,IDTOKENS,KERBEROS,SCITOKENS,SSL",
+        "methods callers may use (fairpool proves FS and IDTOKENS)",
+    ),
     ("TRUST_DOMAIN", "string", "$(UID_DOMAIN)", "the issuer (iss) of the pool's tokens"),
     ("SEC_PASSWORD_DIRECTORY", "path", "$(LOCAL_DIR)/passwords.d", "token signing keys"),
     (
