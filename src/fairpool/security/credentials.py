@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Config, load_config
-from ..config.knob_values import KnobSource
+from ..config.knob_values import KnobSource, knob_error
 from .levels import Level
 from .settings import Security
 from .tokens import POOL, TokenError, create_token, unverified
@@ -129,8 +129,6 @@ def tls_context(config: KnobSource) -> ssl.SSLContext:
     try:
         return ssl.create_default_context(cafile=cafile)
     except (OSError, ssl.SSLError) as err:
-        from ..config.knob_values import knob_error
-
         raise knob_error(config, "AUTH_SSL_CLIENT_CAFILE", f"a PEM file of CAs ({err})") from None
 
 

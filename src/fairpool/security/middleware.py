@@ -96,7 +96,10 @@ class Guard:
 
     def _refuse(self, err: ApiError, scope: dict[str, Any], security: Security) -> JSONResponse:
         client = scope.get("client") or ("nowhere", 0)
-        self.log.info("refused %s %s from %s: %s", scope["method"], scope["path"], client[0], err)
+        if err.status in (401, 403):  # as HTCondor logs PERMISSION DENIED
+            self.log.info(
+                "refused %s %s from %s: %s", scope["method"], scope["path"], client[0], err
+            )
         headers = None
         if isinstance(err, Unauthenticated):
             headers = {"WWW-Authenticate": f'Bearer realm="{security.trust_domain}"'}
