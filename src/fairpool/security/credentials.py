@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 DAEMON_TOKEN_LIFETIME = 3600.0  # seconds a daemon's own token lasts
+_REMAKE = DAEMON_TOKEN_LIFETIME / 2  # made anew at half its life
 
 
 def read_tokens(directory: Path) -> list[tuple[Path, str]]:
@@ -88,7 +89,8 @@ class DaemonToken:
 
     def __init__(self, security: Callable[[], Security]) -> None:
         self.security = security
-        self.made: tuple[float, str, bytes] | None = None  # when, the token, its key
+        # when, the token, and the settings and key it was made for
+        self.made: tuple[float, str, Security, bytes] | None = None
         self.given: tuple[Security, str | None] | None = None  # read for these settings
 
     def __call__(self) -> str | None:
@@ -104,7 +106,7 @@ class DaemonToken:
             return self.given[1]
         now = time.time()
         made = self.made
-        if made is None or made[2] != key or now - made[0] > DAEMON_TOKEN_LIFETIME / 2:
+        if made is None or made[2:] != (security, key) or now - made[0] > _REMAKE:
             token = create_token(
                 key,
                 security.daemon_identity,
@@ -113,7 +115,7 @@ class DaemonToken:
                 scope=frozenset(Level),
                 lifetime=DAEMON_TOKEN_LIFETIME,
             )
-            made = self.made = (now, token, key)
+            made = self.made = (now, token, security, key)
         return made[1]
 
 
