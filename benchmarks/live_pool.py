@@ -196,16 +196,30 @@ def slot_ads(http: httpx.Client, url: str, count: int) -> list[dict]:
     return ads
 
 
+def daemon_token(directory: Path) -> dict[str, str]:
+    """The header a startd's updates carry: a token of the pool's daemons, signed with
+    the key its master made (docs/security.md)."""
+    from fairpool.config import parse_config_text
+    from fairpool.security.tokens import create_token, key_file, read_key
+
+    config = parse_config_text(f"LOCAL_DIR = {directory}\n", env={})
+    key = read_key(key_file(config))
+    token = create_token(key, "condor@localdomain", "localdomain", now=time.time())
+    return {"authorization": f"Bearer {token}"}
+
+
 def bench_collector(root: Path, requests: int = 4000, clients: int = 8) -> None:
-    with pool(root / "pool-collector", DAEMON_LIST="MASTER, COLLECTOR, STARTD", NUM_CPUS=1) as url:
+    directory = root / "pool-collector"
+    with pool(directory, DAEMON_LIST="MASTER, COLLECTOR, STARTD", NUM_CPUS=1) as url:
         with httpx.Client(timeout=60) as http:
             ads = slot_ads(http, url, 32 * 64)
-        single = asyncio.run(
-            _posts(f"{url}/collector/update", [{"ads": [ad]} for ad in ads], requests, clients)
-        )
+        daemon = daemon_token(directory)
+        bodies = [{"ads": [ad]} for ad in ads]
+        single = asyncio.run(_posts(f"{url}/collector/update", bodies, requests, clients, daemon))
         empty = asyncio.run(_posts(f"{url}/master/status", None, requests, clients))
         batches = [{"ads": ads[i : i + 32]} for i in range(0, len(ads), 32)]
-        batched = asyncio.run(_posts(f"{url}/collector/update", batches, requests // 8, clients))
+        update = f"{url}/collector/update"
+        batched = asyncio.run(_posts(update, batches, requests // 8, clients, daemon))
     line(
         "collector: one-ad updates",
         f"{single:,.0f} /s",
@@ -220,10 +234,13 @@ def bench_collector(root: Path, requests: int = 4000, clients: int = 8) -> None:
     )
 
 
-async def _posts(url: str, bodies: list | None, count: int, clients: int) -> float:
+async def _posts(
+    url: str, bodies: list | None, count: int, clients: int, headers: dict | None = None
+) -> float:
     """Requests per second from ``clients`` connections (POST of the bodies in turn, or
     GET when there are none)."""
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=clients)) as c:
+    limits = httpx.Limits(max_connections=clients)
+    async with httpx.AsyncClient(timeout=60, limits=limits, headers=headers) as c:
 
         async def one(number: int) -> None:
             if bodies is None:

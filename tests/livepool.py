@@ -39,15 +39,16 @@ BASE = {
 
 
 def fairpool(
-    *args: str, cwd: Path | None = None, check: bool = True
+    *args: str, cwd: Path | None = None, check: bool = True, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
-    """The fairpool command, as a separate process."""
+    """The fairpool command, as a separate process (``env``: variables added to ours)."""
     result = subprocess.run(
         [sys.executable, "-m", "fairpool.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
+        env={**os.environ, **env} if env else None,
     )
     if check and result.returncode != 0:
         raise AssertionError(f"fairpool {' '.join(args)} failed: {result.stderr or result.stdout}")
@@ -55,7 +56,11 @@ def fairpool(
 
 
 class LivePool:
-    def __init__(self, directory: Path, **knobs: object) -> None:
+    def __init__(
+        self, directory: Path, token: str | None = None, verify: Any = True, **knobs: object
+    ) -> None:
+        """``token``: the bearer token the test's requests carry (a pool that requires
+        them: tests/securepool.py); ``verify``: the CAs of an HTTPS pool."""
         self.directory = directory
         self.knobs = {**BASE, **{k: str(v) for k, v in knobs.items()}}
         # one static slot per core unless a test says otherwise (a personal pool has one
@@ -63,7 +68,8 @@ class LivePool:
         self.knobs.setdefault("NUM_SLOTS", self.knobs["NUM_CPUS"])
         self.config = directory / "test_config"
         self.url = ""
-        self.http = httpx.Client(timeout=30)
+        headers = {"authorization": f"Bearer {token}"} if token else None
+        self.http = httpx.Client(timeout=30, headers=headers, verify=verify)
 
     # -- life ---------------------------------------------------------------------------
     def __enter__(self) -> LivePool:

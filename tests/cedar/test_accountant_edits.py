@@ -17,6 +17,8 @@ from fairpool.daemons.errors import BadRequest, Forbidden
 from fairpool.daemons.identity import Caller
 from fairpool.daemons.negotiator import Negotiator
 from fairpool.runtime.realtime import RealtimeEnvironment
+from fairpool.security.principal import Principal
+from fairpool.security.settings import Security
 from fairpool.store.database import open_database
 
 
@@ -36,7 +38,7 @@ def negotiator(tmp_path: Path):
     ctx.engine.dispose()
 
 
-ADMIN = Caller("pool", os.getuid())
+ADMIN = Caller("pool", os.getuid(), administrator=True)
 OTHER = Caller("mallory", 54321 if os.getuid() != 54321 else 54322)  # neither root nor the pool
 
 
@@ -58,9 +60,11 @@ def test_others_may_not_edit(negotiator: Negotiator):
     assert negotiator.accountant.customers == {}
 
 
-def test_a_remote_caller_is_no_administrator():
-    assert not Caller(None, None).administrator
-    assert Caller("root", 0).administrator
+def test_by_default_root_and_the_pools_user_are_administrators_and_no_one_else():
+    security = Security(parse_config_text("", env={}))
+    for uid, administrator in ((0, True), (os.getuid(), True), (OTHER.uid, False)):
+        assert security.caller(security.from_uid(uid, "127.0.0.1")).administrator is administrator
+    assert not security.caller(Principal.nobody("10.0.0.1")).administrator
 
 
 @pytest.mark.parametrize(

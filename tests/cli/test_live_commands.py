@@ -216,10 +216,16 @@ def test_better_analyze_counts_the_slots_each_clause_rejects(pool):
 
 
 def _negotiated(pool: LivePool, job: str) -> dict:
-    """The job's queue entry, once a negotiation cycle has turned its autocluster down."""
-    info = pool.get(f"/schedd/jobs/{job}")
-    pool.wait(lambda: _last_reason(pool, info), 20, f"a cycle to reject {job}")
-    return info
+    """The job's queue entry, once a negotiation cycle has turned its autocluster down
+    (read again each time: while a match of it is being claimed it has no autocluster)."""
+    found: dict = {}
+
+    def rejected() -> str | None:
+        found.update(pool.get(f"/schedd/jobs/{job}"))
+        return _last_reason(pool, found)
+
+    pool.wait(rejected, 20, f"a cycle to reject {job}")
+    return found
 
 
 def _last_reason(pool: LivePool, info: dict) -> str | None:

@@ -250,13 +250,18 @@ def test_generated_configurations_expand_as_htcondor(oracle, tmp_path_factory, t
 # GANGLIAD's $(ETC) (unset in fairpool); REQUIRE_LOCAL_CONFIG_FILE is set by the worker.
 # ADSTASH's $(LOG) paths and $(FULL_HOSTNAME) follow this machine (the same text as
 # HTCondor's table). A personal pool listens on 127.0.0.1 only (NETWORK_INTERFACE,
-# BIND_ALL_INTERFACES; HTCondor's * and True).
+# BIND_ALL_INTERFACES; HTCondor's * and True). The token signing keys and daemon tokens
+# are under LOCAL_DIR, and the HTTP API serves TLS only when a certificate is named
+# (docs/security.md).
 DELIBERATE = {
     *("SPOOL", "LOG", "ACCOUNTANT_DATABASE_FILE", "DEFRAG_LOG", "POOL_HISTORY_DIR"),
     *("NETWORK_INTERFACE", "BIND_ALL_INTERFACES"),
-    *("ACCOUNTING_DOMAIN", "FILESYSTEM_DOMAIN", "RUNBENCHMARKS", "REQUIRE_LOCAL_CONFIG_FILE"),
+    *("ACCOUNTING_DOMAIN", "FILESYSTEM_DOMAIN", "TRUST_DOMAIN", "RUNBENCHMARKS"),
+    "REQUIRE_LOCAL_CONFIG_FILE",
     *("MODIFY_REQUEST_EXPR_REQUESTDISK", "GANGLIAD_METRICS_CONFIG_DIR"),
     *("ADSTASH_CHECKPOINT_FILE", "ADSTASH_JSON_DIR", "ADSTASH_SE_HOST"),
+    *("SEC_PASSWORD_DIRECTORY", "SEC_TOKEN_POOL_SIGNING_KEY_FILE", "SEC_TOKEN_SYSTEM_DIRECTORY"),
+    *("AUTH_SSL_SERVER_CERTFILE", "AUTH_SSL_SERVER_KEYFILE"),
 }
 
 

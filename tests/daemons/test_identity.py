@@ -12,8 +12,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from fairpool.daemons import identity
-from fairpool.daemons.identity import Caller, caller_at, local_uid, pool_user
+from fairpool.daemons.identity import Caller, caller_at, local_uid
 
 NOBODY = 65534
 
@@ -118,16 +117,8 @@ def test_owners_act_on_their_own_jobs_only():
     assert not Caller(None, None).owns(None)
 
 
-def test_the_pools_uid_acts_on_every_job_whoever_it_is(monkeypatch):
-    """Told apart from root: the pool runs as uid 4242 here."""
-    monkeypatch.setattr(identity.os, "getuid", lambda: 4242)
-    assert Caller("pool", 4242).owns("bob")
-    assert Caller("root", 0).owns("bob")
-    assert not Caller("alice", 4243).owns("bob")
-
-
-def test_root_and_the_pools_user_act_on_every_job():
-    assert Caller("root", 0).owns("bob")
-    assert pool_user().owns("bob")
-    assert pool_user() == Caller(pwd.getpwuid(os.getuid()).pw_name, os.getuid())
-    assert Caller("someone", os.getuid()).owns("anyone")  # the pool's own uid
+def test_an_administrator_acts_on_every_job():
+    """Who is one is the pool's policy's answer (tests/security/test_settings.py)."""
+    assert Caller("pool", 4242, administrator=True).owns("bob")
+    assert Caller(None, None, administrator=True).owns(None)
+    assert not Caller("root", 0).owns("bob")  # a uid alone makes no administrator

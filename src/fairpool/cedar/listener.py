@@ -28,4 +28,5 @@ def cedar_server(ctx: Context, daemons: dict[str, Any]) -> CedarServer:
         message=knob_int(config, "CEDAR_MAX_MESSAGE", 16 << 20, minimum=1 << 16),
         connections=knob_int(config, "CEDAR_MAX_CONNECTIONS", 256, minimum=1),
     )
-    return CedarServer(handlers, limits, ctx.logger("cedar"))
+    assert ctx.security is not None
+    return CedarServer(handlers, limits, ctx.logger("cedar"), lambda: ctx.security)

@@ -13,7 +13,10 @@ most ``CEDAR_TIMEOUT`` seconds, a message may not exceed ``CEDAR_MAX_MESSAGE`` b
 at most ``CEDAR_MAX_CONNECTIONS`` connections are served at once (more are closed at
 once), and a message that does not decode ends its connection with one line in the
 log. The caller is the local user at the other end (the kernel's socket table, as
-daemons/identity.py finds it), or the user the FS method proves (authentication.py).
+daemons/identity.py finds it), or the user the FS method proves (authentication.py),
+when the pool accepts FS; else no one (this port has no tokens). Each command is
+authorized at its level (security/routes.py) by the process's policy, as an HTTP
+request is: a refused one is logged (PERMISSION DENIED) and its connection closed.
 """
 
 from __future__ import annotations
@@ -27,7 +30,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..daemons.identity import Caller, caller_at
+from ..daemons.errors import ApiError, Forbidden
+from ..daemons.identity import Caller
+from ..security.principal import Principal
+from ..security.routes import cedar_levels
+from ..security.settings import Security
 from .authentication import authenticate
 from .commands import DC_AUTHENTICATE, DC_NOP
 from .framing import Closed, read_message, write_message
@@ -43,12 +50,13 @@ class Exchange:
     def __init__(self, connection: _Connection, command: int) -> None:
         self.connection = connection
         self.command = command
-        self.proved: Caller | None = None  # by the FS method
+        self.proved: Principal | None = None  # by the FS method
 
     @property
     def caller(self) -> Caller:
         """Who sent the command: as FS proved, else the connection's local user."""
-        return self.proved if self.proved is not None else self.connection.caller
+        principal = self.proved if self.proved is not None else self.connection.principal
+        return self.connection.security.caller(principal)
 
     async def receive(self) -> Reader:
         """The command's next message."""
@@ -59,8 +67,10 @@ class Exchange:
 
     async def authenticate(self) -> Caller:
         """The authentication-method exchange that submit and act run first."""
-        self.proved = await authenticate(self)
-        return self.proved
+        uid = (await authenticate(self)).uid
+        assert uid is not None
+        self.proved = self.connection.security.from_uid(uid, self.connection.peer[0])
+        return self.caller
 
 
 Handler = Callable[[Exchange], Awaitable[None]]
@@ -68,9 +78,14 @@ Handler = Callable[[Exchange], Awaitable[None]]
 
 class _Connection:
     def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: Limits
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        limits: Limits,
+        security: Security,
     ) -> None:
         self.reader, self.writer, self.limits = reader, writer, limits
+        self.security = security
         peer = writer.get_extra_info("peername") or (None, None)
         self.peer: tuple[Any, Any] = (peer[0], peer[1])
         local = writer.get_extra_info("sockname") or (None, None)
@@ -78,10 +93,19 @@ class _Connection:
         self.pending: Reader | None = None  # the rest of a message that held a command
 
     @functools.cached_property
-    def caller(self) -> Caller:
+    def principal(self) -> Principal:
         """The local user at the other end, looked up when a command needs it (a
         look-up in the kernel's socket table costs milliseconds)."""
-        return caller_at(self.peer[0], self.peer[1])
+        return self.security.from_connection(self.peer[0], self.peer[1])
+
+    def authorize(self, command: int) -> None:
+        """Refuse a command (ApiError) its caller may not send."""
+        level = cedar_levels().get(command)
+        what = f"CEDAR command {command}"
+        if level is None:
+            raise Forbidden(f"{what} has no authorization level: refused to everyone")
+        if not self.security.open_to_all(level):
+            self.security.check(self.principal, level, what)
 
     async def receive(self) -> Reader:
         if self.pending is not None:
@@ -109,10 +133,17 @@ class Limits:
 class CedarServer:
     """The listener, and the handlers of the daemons this process runs."""
 
-    def __init__(self, handlers: dict[int, Handler], limits: Limits, log: logging.Logger) -> None:
+    def __init__(
+        self,
+        handlers: dict[int, Handler],
+        limits: Limits,
+        log: logging.Logger,
+        security: Callable[[], Security],
+    ) -> None:
         self.handlers = handlers
         self.limits = limits
         self.log = log
+        self.security = security  # the process's, read anew after a reconfig
         self.active = 0
         self.server: asyncio.Server | None = None
         self.tasks: set[asyncio.Task] = set()
@@ -137,7 +168,7 @@ class CedarServer:
         task = asyncio.current_task()
         if task is not None:
             self.tasks.add(task)
-        connection = _Connection(reader, writer, self.limits)
+        connection = _Connection(reader, writer, self.limits, self.security())
         try:
             await self._commands(connection)
         except Closed:
@@ -149,6 +180,8 @@ class CedarServer:
                 self.limits.timeout,
             )
         except (WireError, ConnectionError) as err:
+            self.log.info("CEDAR %s:%s: %s", *connection.peer, err)
+        except ApiError as err:  # a command the caller may not send
             self.log.info("CEDAR %s:%s: %s", *connection.peer, err)
         except Exception:
             self.log.exception("CEDAR %s:%s: failed", *connection.peer)
@@ -176,6 +209,7 @@ class CedarServer:
             handler = self.handlers.get(command)
             if handler is None:
                 raise WireError(f"command {command} is not served here")
+            connection.authorize(command)
             await handler(Exchange(connection, command))
 
     async def _handshake(self, connection: _Connection, policy: Any) -> int:

@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "stats": "fairpool.cli.stats:stats",
     "status": "fairpool.cli.status:status",
     "submit": "fairpool.cli.submit:submit",
+    "token": "fairpool.cli.token:token",
     "userprio": "fairpool.cli.userprio:userprio",
 }
 

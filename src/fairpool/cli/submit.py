@@ -107,7 +107,7 @@ def _submit(make, pool: str | None, name: str | None, uid_domain: str | None) ->
     for _ in range(_ATTEMPTS):
         info = api.get("/submit-info")
         if not info.get("owner"):
-            fail("the schedd does not know who you are (only local users can submit)")
+            fail("the schedd does not know who you are: present a token (docs/security.md)")
         domain = uid_domain or info["uid_domain"]
         knobs = {  # the pool's: its startds' file system, its schedd's limit
             "FILESYSTEM_DOMAIN": info["filesystem_domain"],

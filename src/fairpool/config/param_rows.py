@@ -8,6 +8,8 @@ from __future__ import annotations
 
 __all__ = ["ROWS"]
 
+_LEVELS = ("READ", "WRITE", "ADMINISTRATOR", "DAEMON", "NEGOTIATOR")
+
 _PRE_JOB_RANK = (
     "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
 )
@@ -391,6 +393,36 @@ _MONITORING = [
     ("GANGLIA_SEND_DATA_FOR_ALL_HOSTS", "bool", "False", "publish for hosts without gmond"),
 ]
 
+_DAEMONS_AND_ADMINS = "condor@$(TRUST_DOMAIN), $(USERNAME)@$(UID_DOMAIN), root@$(UID_DOMAIN)"
+_SECURITY = [  # docs/security.md
+    ("SEC_DEFAULT_AUTHENTICATION", "string", "PREFERRED", "REQUIRED, PREFERRED, OPTIONAL, NEVER"),
+    (
+        "SEC_DEFAULT_AUTHENTICATION_METHODS",
+        "list",
+        "FS,IDTOKENS,KERBEROS,SCITOKENS,SSL",
+        "methods callers may use (fairpool proves FS and IDTOKENS)",
+    ),
+    ("TRUST_DOMAIN", "string", "$(UID_DOMAIN)", "the issuer (iss) of the pool's tokens"),
+    ("SEC_PASSWORD_DIRECTORY", "path", "$(LOCAL_DIR)/passwords.d", "token signing keys"),
+    (
+        "SEC_TOKEN_POOL_SIGNING_KEY_FILE",
+        "path",
+        "$(SEC_PASSWORD_DIRECTORY)/POOL",
+        "the POOL signing key (made by a master running the collector)",
+    ),
+    ("SEC_TOKEN_DIRECTORY", "path", "~/.condor/tokens.d", "a user's tokens"),
+    ("SEC_TOKEN_SYSTEM_DIRECTORY", "path", "$(LOCAL_DIR)/tokens.d", "the daemons' tokens"),
+    ("ALLOW_READ", "list", "*", "who may query (user@domain/host entries)"),
+    ("ALLOW_WRITE", "list", "*", "who may submit and act on their jobs"),
+    ("ALLOW_DAEMON", "list", _DAEMONS_AND_ADMINS, "who may advertise and run claims"),
+    ("ALLOW_ADMINISTRATOR", "list", "$(ALLOW_DAEMON)", "who may edit priorities, drain..."),
+    ("ALLOW_NEGOTIATOR", "list", "$(ALLOW_DAEMON)", "who may negotiate with schedds"),
+    *((f"DENY_{level}", "list", None, f"who is refused {level}") for level in _LEVELS),
+    ("AUTH_SSL_SERVER_CERTFILE", "path", None, "the HTTP API's certificate (TLS when set)"),
+    ("AUTH_SSL_SERVER_KEYFILE", "path", None, "the certificate's private key"),
+    ("AUTH_SSL_CLIENT_CAFILE", "path", None, "CAs a client trusts (unset: the system's)"),
+]
+
 ROWS: list[tuple[str, str, str | None, str]] = [
     *_ACCOUNTANT,
     *_NEGOTIATOR,
@@ -402,4 +434,5 @@ ROWS: list[tuple[str, str, str | None, str]] = [
     *_HOSTS,
     *_HAD,
     *_MONITORING,
+    *_SECURITY,
 ]

@@ -32,6 +32,7 @@ import psutil
 
 from ..config import Config
 from ..config.knob_values import knob_error
+from ..security.tls import scheme
 
 __all__ = [
     "CollectorHost",
@@ -83,16 +84,18 @@ def collector_hosts(config: Config) -> list[CollectorHost]:
 def listed_collectors(config: Config, knob: str) -> list[CollectorHost]:
     """The collectors a knob lists (COLLECTOR_HOST, CONDOR_VIEW_HOST)."""
     found = []
+    default = scheme(config)  # a pool given a certificate speaks HTTPS everywhere
     for text in config.get_list(knob):
-        entry = collector_entry(text)
+        entry = collector_entry(text, default)
         if entry is None:
             raise knob_error(config, knob, f"host[:port] entries or http(s):// URLs, not {text!r}")
         found.append(entry)
     return found
 
 
-def collector_entry(text: str) -> CollectorHost | None:
-    """One collector named as ``host``, ``host:port`` or a URL (None: it is none)."""
+def collector_entry(text: str, default_scheme: str = "http") -> CollectorHost | None:
+    """One collector named as ``host``, ``host:port`` (``default_scheme``) or a URL
+    (None: it is none)."""
     scheme, _, rest = text.strip().rpartition("://")
     if scheme not in ("", "http", "https"):
         return None
@@ -102,7 +105,7 @@ def collector_entry(text: str) -> CollectorHost | None:
         host, port = where, str(DEFAULT_PORT)
     if not host or not port.isdigit() or int(port) > 65535:
         return None
-    return CollectorHost(host, int(port), scheme or "http")
+    return CollectorHost(host, int(port), scheme or default_scheme)
 
 
 def interface(config: Config) -> Interface:

@@ -3,6 +3,8 @@
 ``Api`` (asyncio, for daemons talking to each other) and ``SyncApi`` (for commands) send
 JSON and return the JSON answer; a refusal comes back as the ``ApiError`` the daemon
 raised (errors.py), and a daemon that cannot be reached as ``Unavailable`` naming it.
+Each request carries the process's bearer token, and an HTTPS daemon's certificate is
+checked against the CAs the process trusts (security/credentials.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from ..security import credentials
 from .errors import ApiError, Unavailable, error_from_body
 
 __all__ = ["Api", "SyncApi"]
@@ -33,17 +36,28 @@ def _unreachable(url: str, err: Exception) -> ApiError:
     return Unavailable(f"cannot reach {url}: {err}")
 
 
+def _headers(body: bytes | None, token: str | None) -> dict[str, str]:
+    headers = {"content-type": "application/json"} if body is not None else {}
+    token = token or credentials.bearer()
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    return headers
+
+
 class Api:
     """One daemon's API, from an asyncio program."""
 
-    def __init__(self, url: str, timeout: httpx.Timeout = _TIMEOUT) -> None:
+    def __init__(
+        self, url: str, timeout: httpx.Timeout = _TIMEOUT, token: str | None = None
+    ) -> None:
         self.url = url.rstrip("/")
-        self._client = httpx.AsyncClient(timeout=timeout)
+        self.token = token  # None: the process's own (credentials.py)
+        self._client = httpx.AsyncClient(timeout=timeout, verify=credentials.trusted())
 
     async def call(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
         url = f"{self.url}{path}"
         content = None if body is None else json.dumps(body).encode()
-        headers = {"content-type": "application/json"} if content is not None else None
+        headers = _headers(content, self.token)
         query = {k: v for k, v in params.items() if v is not None}
         try:
             response = await self._client.request(
@@ -66,14 +80,17 @@ class Api:
 class SyncApi:
     """One daemon's API, from a command."""
 
-    def __init__(self, url: str, timeout: httpx.Timeout = _TIMEOUT) -> None:
+    def __init__(
+        self, url: str, timeout: httpx.Timeout = _TIMEOUT, token: str | None = None
+    ) -> None:
         self.url = url.rstrip("/")
-        self._client = httpx.Client(timeout=timeout)
+        self.token = token  # None: the process's own (credentials.py)
+        self._client = httpx.Client(timeout=timeout, verify=credentials.trusted())
 
     def call(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
         url = f"{self.url}{path}"
         content = None if body is None else json.dumps(body).encode()
-        headers = {"content-type": "application/json"} if content is not None else None
+        headers = _headers(content, self.token)
         query = {k: v for k, v in params.items() if v is not None}
         try:
             response = self._client.request(

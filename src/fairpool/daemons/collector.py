@@ -56,6 +56,8 @@ from ..classad.match import evaluate, satisfied
 from ..classad.refs import references
 from ..config.knob_values import knob_expr
 from ..errors import ClassAdSyntaxError
+from ..security.levels import Level
+from ..security.middleware import require
 from ..store.persistent_ads import PersistentAd, PersistentAds
 from ..store.pool_history import PoolHistory
 from .addresses import is_local, listed_collectors
@@ -490,22 +492,24 @@ class Collector:
 
         @api.get("/ads", summary="Query ads of a type, with a constraint and a projection")
         async def ads_get(
+            request: Request,
             type: str = "Any",
             constraint: str | None = None,
             projection: str | None = None,
             private: bool = False,
         ) -> Response:
             names = [p for p in (projection or "").replace(",", " ").split() if p]
-            return self._answer(type, constraint, names or None, private)
+            return self._answer(request, type, constraint, names or None, private)
 
         @api.post("/query", summary="Query ads (the constraint in the body)")
-        async def query(body: dict[str, Any]) -> Response:
+        async def query(request: Request, body: dict[str, Any]) -> Response:
             projection = body.get("projection")
             if projection is not None and not (
                 isinstance(projection, list) and all(isinstance(p, str) for p in projection)
             ):
                 raise BadRequest("projection: expected a list of attribute names")
             return self._answer(
+                request,
                 str(body.get("type") or "Any"),
                 body.get("constraint"),
                 projection,
@@ -515,8 +519,15 @@ class Collector:
         return api
 
     def _answer(
-        self, kind: str, constraint: object, projection: list[str] | None, private: bool
+        self,
+        request: Request,
+        kind: str,
+        constraint: object,
+        projection: list[str] | None,
+        private: bool,
     ) -> Response:
+        if private:  # claim ids: for the negotiator's eyes only
+            require(request, Level.NEGOTIATOR, "private attributes (claim ids)")
         found = self.query(kind, _constraint(constraint), projection, private, self.ctx.env.now)
         return Response(json.dumps({"ads": found}), media_type="application/json")
 

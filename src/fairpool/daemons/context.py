@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import URL, Engine
 
@@ -32,6 +32,9 @@ from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import database_url as parse_database_url
 from .addresses import CollectorHost
 from .collectors import Collectors
+
+if TYPE_CHECKING:
+    from ..security.settings import Security
 
 __all__ = [
     "CONDOR_PLATFORM",
@@ -120,6 +123,7 @@ class Context:
     started: float = 0.0
     local: dict[str, object] = field(default_factory=dict)  # this process's daemons, by name
     cedar_port: int = 0  # this process's CEDAR listener (0: none)
+    security: Security | None = None  # who may do what (security/settings.py)
     duty_cycle: DutyCycle = field(default_factory=DutyCycle)
     shared: bool = False  # the database is DATABASE_URL's, not SPOOL's own
 

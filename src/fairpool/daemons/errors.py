@@ -19,6 +19,7 @@ __all__ = [
     "Conflict",
     "Forbidden",
     "NotFound",
+    "Unauthenticated",
     "Unavailable",
     "error_body",
     "error_from_body",
@@ -35,6 +36,13 @@ class ApiError(FairpoolError):
 
 class BadRequest(ApiError):
     status, code = 400, "bad_request"
+
+
+class Unauthenticated(ApiError):
+    """No identity the daemon accepts: no token where one is required, or a token that
+    is not good (docs/security.md)."""
+
+    status, code = 401, "unauthenticated"
 
 
 class Forbidden(ApiError):
@@ -55,7 +63,10 @@ class Unavailable(ApiError):
     status, code = 503, "unavailable"
 
 
-_BY_CODE = {cls.code: cls for cls in (BadRequest, Forbidden, NotFound, Conflict, Unavailable)}
+_BY_CODE = {
+    cls.code: cls
+    for cls in (BadRequest, Unauthenticated, Forbidden, NotFound, Conflict, Unavailable)
+}
 
 
 def status_of(err: Exception) -> tuple[int, str]:

@@ -4,53 +4,46 @@ On one machine the pool knows its callers the way ``identd`` does: the client's 
 socket is in the kernel's table (``/proc/net/tcp``) with the uid that owns it, found by
 the client's address and port. So ``fairpool rm`` run by alice is alice's, and her jobs
 run as alice when the pool runs as root. Connections from other hosts have no local
-user (authentication by tokens comes with pools of several machines).
+user: they authenticate with tokens. Whether a caller may do what it asks is the pool's
+authorization policy's answer (security/), which a ``Caller`` carries to the daemons.
 """
 
 from __future__ import annotations
 
-import os
 import pwd
 import socket
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Caller", "local_uid", "pool_user", "user_of"]
+__all__ = ["Caller", "caller_at", "local_uid", "user_of"]
 
 _TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
 
 
 @dataclass(frozen=True)
 class Caller:
-    """A caller's user name and uid (None: not a local user)."""
+    """A caller as the daemons see one: the user its jobs are owned by (None: not
+    authenticated), its uid when it is a local user, and whether the pool's policy
+    grants it ADMINISTRATOR (by default the pool's own user and root: security/)."""
 
     name: str | None
     uid: int | None
+    administrator: bool = False
 
     @property
     def local(self) -> bool:
         return self.uid is not None
 
-    @property
-    def administrator(self) -> bool:
-        """HTCondor's ADMINISTRATOR level: the pool's own user, or root."""
-        return self.uid in (0, os.getuid())
-
     def owns(self, owner: object) -> bool:
-        """Whether the caller may act on a job whose Owner is ``owner``: its owner, the
-        pool's own user, or root (HTCondor's queue super users)."""
-        return self.uid in (0, os.getuid()) or (self.name is not None and owner == self.name)
+        """Whether the caller may act on a job whose Owner is ``owner``: its owner, or an
+        administrator (fairpool's queue super users)."""
+        return self.administrator or (self.name is not None and owner == self.name)
 
 
 def user_of(uid: int) -> Caller:
     """The local user with this uid."""
     return Caller(_name_of(uid), uid)
-
-
-def pool_user() -> Caller:
-    """The user the pool runs as."""
-    return Caller(_name_of(os.getuid()), os.getuid())
 
 
 def local_uid(host: str, port: int) -> int | None:

@@ -25,6 +25,11 @@ by MASTER_NAME (``name@host``; the host's name by default) and sent every
 MASTER_UPDATE_INTERVAL (300 s).
 SIGTERM or SIGINT (``fairpool pool stop``) stops the pool.
 
+Every request passes the security gate first (security/middleware.py: tokens, local
+users, ALLOW/DENY lists; docs/security.md); a master running the collector makes the
+pool's token signing key the first time, as HTCondor's collector does. Given
+``AUTH_SSL_SERVER_CERTFILE`` and ``AUTH_SSL_SERVER_KEYFILE`` it serves HTTPS.
+
 Beside the HTTP server the master runs a CEDAR listener (cedar/), HTCondor's own
 protocol for the ``htcondor`` wheel's clients, over the same daemons, on ``CEDAR_PORT``
 (0, the default, takes any free port). Its address, in HTCondor's sinful form, is the
@@ -53,6 +58,12 @@ from ..classad.jsonads import ad_to_json
 from ..config import Config, load_config
 from ..errors import ConfigError
 from ..runtime.realtime import RealtimeEnvironment
+from ..security import credentials
+from ..security.credentials import DaemonToken
+from ..security.middleware import Guard
+from ..security.settings import Security
+from ..security.tls import scheme, server_certificate
+from ..security.tokens import key_file, make_key
 from ..store.database import open_database, shown
 from ..web import mount_dashboard
 from .addresses import collector_hosts, collector_port, interface, own_collector
@@ -71,7 +82,7 @@ from .schedd_api import schedd_router
 from .startd import StartdDaemon
 from .startd_api import startd_router
 
-__all__ = ["DAEMONS", "Master", "personal_config", "pool_dir"]
+__all__ = ["DAEMONS", "Master", "personal_config", "pool_application", "pool_dir"]
 
 DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD", "DEFRAG", "GANGLIAD", "ADSTASH")
 # names HTCondor's high-availability configurations put in DAEMON_LIST, with no process
@@ -157,31 +168,39 @@ class Master:
         port = collector_port(self.config, hosts, own) if "COLLECTOR" in names else 0
         paths = PoolPaths.of(self.config)
         paths.make()
+        certificate = server_certificate(self.config)
+        made_key = "COLLECTOR" in names and _signing_key(self.config)
         url = database_url(self.config)
         engine = open_database(url or paths.spool)
         ctx = self.ctx = Context(self.config, RealtimeEnvironment(), paths, engine)
         ctx.shared = url is not None
+        ctx.security = Security(self.config)
+        credentials.use(DaemonToken(lambda: ctx.security), self.config)
         ctx.started = time.time()
         ctx.host = (self.config.get("FULL_HOSTNAME") or "").strip() or ctx.host
         ctx.collector_hosts, ctx.own_collector = hosts, own
         listening = _listen(where.bind, port)
-        ctx.url = f"http://{where.advertised}:{listening.getsockname()[1]}"
+        ctx.url = f"{scheme(self.config)}://{where.advertised}:{listening.getsockname()[1]}"
         cedar_socket = _listen(where.bind, knob_int(self.config, "CEDAR_PORT", 0))
         ctx.cedar_port = cedar_socket.getsockname()[1]
         self.log = ctx.logger("master")
-        app = FastAPI(title="fairpool", summary="A process of a fairpool pool")
-        app.mount("/master", daemon_app("master", self._router(), "This process's daemons"))
+        if made_key:
+            self.log.info("made the pool signing key %s", key_file(self.config))
         for name in names:
-            daemon = self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
-            router, summary = _ROUTERS[name]
-            app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
+            self.daemons[name] = ctx.local[name.lower()] = _DAEMON_TYPES[name](ctx)
         self.cedar = cedar_server(ctx, self.daemons)
         await self.cedar.start(cedar_socket)
         self.metrics = PoolMetrics(ctx)
-        app.include_router(self.metrics.router())
-        mount_dashboard(app, ctx)
+        app = pool_application(self.daemons, self._router(), self.metrics.router(), ctx)
+        guarded = Guard(app, lambda: ctx.security, self.log)
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+            guarded,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            ssl_certfile=certificate[0] if certificate else None,
+            ssl_keyfile=certificate[1] if certificate else None,
         )
         self.server = uvicorn.Server(config)
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
@@ -253,8 +272,9 @@ class Master:
     def reconfig(self) -> list[str]:
         """Read the configuration again; each daemon takes the knobs it reads live."""
         assert self.ctx is not None
-        self.config = read_config(self.directory, self.config_file)
-        self.ctx.config = self.config
+        fresh = read_config(self.directory, self.config_file)
+        self.ctx.security = Security(fresh)  # ALLOW_*, DENY_*, methods: live (or refused)
+        self.config = self.ctx.config = fresh
         for daemon in self.daemons.values():
             daemon.reconfig()
         if self.metrics is not None:
@@ -289,6 +309,35 @@ class Master:
             return {"stopping": True}
 
         return api
+
+
+def pool_application(
+    daemons: dict[str, Any], master: APIRouter, metrics: APIRouter, ctx: Context
+) -> FastAPI:
+    """The HTTP application of one process: each daemon's under its name, the master's,
+    the metrics and the dashboard (routers read their daemon only when called:
+    tests/security/test_routes.py lists every route from this)."""
+    app = FastAPI(title="fairpool", summary="A process of a fairpool pool")
+    app.mount("/master", daemon_app("master", master, "This process's daemons"))
+    for name, daemon in daemons.items():
+        router, summary = _ROUTERS[name]
+        app.mount(f"/{name.lower()}", daemon_app(name.lower(), router(daemon), summary))
+    app.include_router(metrics)
+    mount_dashboard(app, ctx)
+    return app
+
+
+def _signing_key(config: Config) -> bool:
+    """Make the pool's token signing key unless it exists (as HTCondor's collector
+    does); whether it was made."""
+    path = key_file(config)
+    try:
+        return make_key(path)
+    except OSError as err:
+        name = "SEC_TOKEN_POOL_SIGNING_KEY_FILE"
+        source, line = config.where(name)
+        message = f"{name} = {path}: cannot make it: {err.strerror}"
+        raise ConfigError(message, source, line, name) from None
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -191,7 +191,7 @@ class Schedd:
         own attributes, numbered from ``first`` (the number ``submit_info`` gave; a
         submission made against an older number is refused, to be made again)."""
         if caller.name is None:
-            raise Forbidden("only local users can submit (tokens come with remote pools)")
+            raise Forbidden("an unauthenticated caller cannot submit: present a token")
         if first != self.next_cluster:
             raise Conflict(f"cluster {first} is taken: the next cluster is {self.next_cluster}")
         if not clusters:

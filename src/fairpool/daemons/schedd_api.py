@@ -1,6 +1,7 @@
 """The schedd's HTTP API: submit, query, act on and edit jobs, the history, and what the
 negotiator and the startds say to it. Requests are JSON; ads are JSON ads
-(classad/jsonads.py); the caller is the local user at the other end (identity.py)."""
+(classad/jsonads.py); the caller is who the security gate found (a token's identity, or
+the local user at the other end: security/middleware.py)."""
 
 from __future__ import annotations
 
@@ -11,16 +12,11 @@ from fastapi import APIRouter, Request
 from ..classad import Expr
 from ..classad.jsonads import ad_to_json
 from ..errors import ClassAdSyntaxError
-from .errors import BadRequest, NotFound
-from .identity import Caller, caller_at
+from ..security.middleware import caller_of
+from .errors import BadRequest, Forbidden, NotFound
 from .schedd import Schedd
 
 __all__ = ["schedd_router"]
-
-
-def caller_of(request: Request) -> Caller:
-    client = request.client
-    return caller_at(client.host, client.port) if client is not None else Caller(None, None)
 
 
 def _constraint(text: object, where: str = "constraint") -> Expr | None:
@@ -103,7 +99,10 @@ def schedd_router(schedd: Schedd) -> APIRouter:
         if reason is not None and not isinstance(reason, str):
             raise BadRequest("reason: expected text")
         names, missing = schedd.select(_ids(body), owner, _constraint(body.get("constraint")))
-        results = await schedd.act(caller_of(request), action, names, reason)
+        caller = caller_of(request)
+        if names and not any(caller.owns(schedd.queue.jobs[n].get("Owner")) for n in names):
+            raise Forbidden(f"{caller.name or 'an unauthenticated caller'} owns none of the jobs")
+        results = await schedd.act(caller, action, names, reason)
         results.update({name: "not found" for name in missing})
         return {"results": results}
 
