@@ -10,6 +10,7 @@ tests of security/.
 from __future__ import annotations
 
 import secrets
+import subprocess
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -81,3 +82,20 @@ def every_route_app(directory: Path) -> FastAPI:
     master = Master(directory)
     daemons = dict.fromkeys(DAEMONS, stand_in)
     return pool_application(daemons, master._router(), PoolMetrics.router(stand_in), stand_in)
+
+
+def certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (its own CA) and its key."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "ec"),
+            *("-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
+            *("-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key

@@ -8,33 +8,15 @@ from __future__ import annotations
 
 import shutil
 import ssl
-import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
 
 from livepool import LivePool, fairpool
-from securepool import SECURED, Tokens
+from securepool import SECURED, Tokens, certificate
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl command")
-
-
-def certificate(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (its own CA) and its key."""
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [
-            *("openssl", "req", "-x509", "-newkey", "ec"),
-            *("-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"),
-            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
-            *("-addext", "subjectAltName=IP:127.0.0.1"),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-    return cert, key
 
 
 def test_a_pool_over_https_with_an_execute_host_holding_only_a_token(tmp_path: Path) -> None:

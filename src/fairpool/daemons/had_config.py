@@ -18,11 +18,11 @@ read once for the negotiator of a central manager whose DAEMON_LIST names HAD.
 
 from __future__ import annotations
 
-import socket
 from dataclasses import dataclass
 
 from ..config import Config
 from ..config.knob_values import knob_error
+from .addresses import is_local
 from .context import knob_float
 
 __all__ = ["HadSettings", "had_settings"]
@@ -64,7 +64,9 @@ def had_settings(config: Config, port: int) -> HadSettings:
         raise knob_error(config, "HAD_LIST", "each central manager once")
     if config.is_set("HAD_PORT"):
         port = config.get_int("HAD_PORT") or 0
-    mine = [e for e in entries if int(e.rsplit(":", 1)[1]) == port and _local(e.rsplit(":", 1)[0])]
+    mine = [
+        e for e in entries if int(e.rsplit(":", 1)[1]) == port and is_local(e.rsplit(":", 1)[0])
+    ]
     if len(mine) != 1:
         found = "no entry" if not mine else "several entries"
         raise knob_error(
@@ -88,23 +90,3 @@ def _entry(config: Config, text: str) -> str:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise knob_error(config, "HAD_LIST", f"host:port entries ({text.strip()!r} is not one)")
     return f"{host.lower()}:{int(port)}"
-
-
-def _local(host: str) -> bool:
-    """Whether ``host`` is this machine: its name, or an address this machine has."""
-    if host in {"localhost", socket.gethostname().lower(), socket.getfqdn().lower()}:
-        return True
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None, socket.AF_INET)}
-    except OSError:
-        return False
-    return any(_bindable(address) for address in addresses)
-
-
-def _bindable(address: str) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((address, 0))
-        except OSError:
-            return False
-    return True
