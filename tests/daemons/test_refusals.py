@@ -102,3 +102,21 @@ def test_a_claim_needs_the_claim_id_the_negotiator_gave(pool):
     response = pool.http.post(f"{slot['ApiAddress']}/claim", json=body)
     assert response.status_code == 403
     assert pool.slots()[0]["State"] == "Unclaimed"
+
+
+def test_a_cluster_without_jobs_is_refused_and_nothing_queued(pool):
+    """A submission whose cluster has no jobs (HTTP, or a CEDAR transaction committed
+    after NewCluster alone) is a 400 naming the cluster; the queue and the next cluster
+    number are as they were."""
+    info = pool.get("/schedd/submit-info")
+    before = pool.get("/schedd/jobs")["ads"]
+    body = {
+        "first_cluster": info["next_cluster"],
+        "clusters": [{"ad": {"Owner": info["owner"], "Cmd": "/bin/true"}, "procs": []}],
+    }
+    response = pool.http.post(f"{pool.url}/schedd/submit", json=body)
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]["message"]
+    assert f"cluster {info['next_cluster']}: expected at least one job" in message
+    assert pool.get("/schedd/jobs")["ads"] == before
+    assert pool.get("/schedd/submit-info")["next_cluster"] == info["next_cluster"]

@@ -230,6 +230,8 @@ class Schedd:
         attributes), and each job's own attributes as stored."""
         if not isinstance(given, dict) or not isinstance(given.get("procs"), list):
             raise BadRequest("each cluster needs an ad and a list of procs")
+        if not given["procs"]:  # as HTCondor's schedd, which keeps no cluster without jobs
+            raise BadRequest(f"cluster {number}: expected at least one job in procs")
         cluster = ad_from_json(given.get("ad"), f"cluster {number}")
         owner = cluster.get("Owner")
         if owner != caller.name and caller.uid != 0:
