@@ -47,7 +47,8 @@ def _load(tmp_path: Path, role: str):
     role_file = tmp_path / "role"
     role_file.write_text(files[role])
     text = common.replace("include : /etc/fairpool/role", f"include : {role_file}")
-    # no lookups of example.org: the central managers become this machine and a documentation address (RFC 5737)
+    # no lookups of example.org: the central managers become this machine and a
+    # documentation address (RFC 5737)
     text = text.replace("cm1.example.org", "127.0.0.1").replace("cm2.example.org", "198.51.100.7")
     cert, key = certificate(tmp_path)  # the host's, and its own authority
     for name, made in (("host.crt", cert), ("host.key", key), ("ca.crt", cert)):
