@@ -20,6 +20,7 @@ from typing import Any
 
 from ..classad import ClassAd
 from ..classad.nodes import Literal
+from ..schedd.queue import STATUS_NAMES
 
 __all__ = ["DATE_ATTRS", "doc_id", "index_mappings", "to_document"]
 
@@ -61,15 +62,7 @@ BOOL_ATTRS = _lower(_BOOLS)
 _TYPED = DATE_ATTRS | INT_ATTRS | FLOAT_ATTRS | BOOL_ATTRS
 _TEXTS = ("Args", "Arguments", "Cmd", "HoldReason", "Environment", "Env")
 TEXT_ATTRS = _lower(_TEXTS)
-STATUS = {
-    1: "Idle",
-    2: "Running",
-    3: "Removed",
-    4: "Completed",
-    5: "Held",
-    6: "Transferring Output",
-    7: "Suspended",
-}
+STATUS = STATUS_NAMES
 
 
 def to_document(ad: ClassAd, schedd: str) -> dict[str, Any]:

@@ -21,32 +21,29 @@ job its user log (schedd/userlog.py). It carries a job through its life:
 ``MAX_JOBS_RUNNING`` caps the jobs running and starting at once. After a crash, the
 jobs the database shows running are put back to idle and their user logs say they were
 evicted (their runs died with the pool's startd, which kills what its last run left).
+
+Its parts elsewhere: a submission's clusters (submission.py), the requests, matches and
+claims (schedd_claims.py, the ``Claiming`` half of ``Schedd``), its ads (schedd_ads.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import pwd
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from ..classad import ClassAd, Expr
 from ..classad.ad import node_of
-from ..classad.jsonads import ad_from_json, ad_to_json, expr_from_json
+from ..classad.jsonads import ad_to_json
 from ..classad.match import evaluate, satisfied
 from ..classad.unparse import unparse
-from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.submitters import job_id
 from ..schedd import shadow
 from ..schedd.autoclusters import AutoclusterIndex
-from ..schedd.claims import leftover_jobs, next_job
+from ..schedd.claims import next_job
 from ..schedd.queue import (
     COMPLETED,
     HELD,
-    IDLE,
     REMOVED,
     RUNNING,
     SUSPENDED,
@@ -61,10 +58,10 @@ from ..schedd.userlog import (
     Submitted,
     Suspended,
     Unsuspended,
-    UserLog,
     UserLogError,
     UserLogEvent,
-    user_log_path,
+    job_log_path,
+    write_job_event,
 )
 from ..store.group_commit import GroupCommit, Write
 from ..store.jobs import JobStore
@@ -72,6 +69,9 @@ from .client import Api
 from .context import Context, configured_name, filesystem_domain, knob_int
 from .errors import BadRequest, Conflict, Forbidden, NotFound, Unavailable
 from .identity import Caller
+from .schedd_ads import schedd_ads
+from .schedd_claims import Claim, Claiming
+from .submission import cluster_of
 
 __all__ = ["Schedd"]
 
@@ -98,21 +98,7 @@ _PROTECTED = frozenset(
 )
 
 
-@dataclass
-class Claim:
-    """A slot the schedd holds: who it runs jobs for, and the job it runs now."""
-
-    id: str
-    slot: str
-    startd: str  # the startd's API
-    submitter: str
-    slot_ad: ClassAd
-    since: float
-    job: str | None = None
-    waiting: str | None = None  # a job waiting for the slot (a preempting claim)
-
-
-class Schedd:
+class Schedd(Claiming):
     """One submit host's job queue."""
 
     name = "schedd"
@@ -203,7 +189,10 @@ class Schedd:
                 f" ({self.max_per_submission})"
             )
         now = self.ctx.env.now
-        made = [self._cluster(caller, first + n, c, now) for n, c in enumerate(clusters)]
+        made = [
+            cluster_of(given, first + n, caller, now, self.domain, self.schedd_name)
+            for n, given in enumerate(clusters)
+        ]
         self.store.submit([(c, rows) for c, _, rows in made], first + len(made))
         self.next_cluster = first + len(made)
         self.counts["JobsSubmitted"] += sum(len(procs) for _, procs, _ in made)
@@ -222,54 +211,6 @@ class Schedd:
             first + len(made) - 1,
         )
         return {"clusters": [c["ClusterId"] for c, _, _ in made], "jobs": total}
-
-    def _cluster(
-        self, caller: Caller, number: int, given: Any, now: float
-    ) -> tuple[ClassAd, list[ClassAd], list[tuple[int, str]]]:
-        """A cluster's ad, its jobs (each a copy of the cluster's ad with its own
-        attributes), and each job's own attributes as stored."""
-        if not isinstance(given, dict) or not isinstance(given.get("procs"), list):
-            raise BadRequest("each cluster needs an ad and a list of procs")
-        if not given["procs"]:  # as HTCondor's schedd, which keeps no cluster without jobs
-            raise BadRequest(f"cluster {number}: expected at least one job in procs")
-        cluster = ad_from_json(given.get("ad"), f"cluster {number}")
-        owner = cluster.get("Owner")
-        if owner != caller.name and caller.uid != 0:
-            raise Forbidden(f"Owner {owner!r} is not the submitting user {caller.name!r}")
-        cluster.update(
-            {
-                "ClusterId": number,
-                "QDate": int(now),
-                "EnteredCurrentStatus": int(now),
-                "TotalSubmitProcs": len(given["procs"]),
-            }
-        )
-        cluster.setdefault("User", f"{owner}@{self.domain}")
-        if cluster.get("JobStatus") not in (IDLE, HELD):
-            cluster["JobStatus"] = IDLE
-        procs, rows = [], []
-        for place, proc in enumerate(given["procs"]):
-            where = f"job {number}.{place}"
-            if not isinstance(proc, dict):
-                raise BadRequest(f"{where}: expected a JSON object")
-            if any(k.lower() == "owner" and v != owner for k, v in proc.items()):
-                raise Forbidden(f"{where}: an Owner other than its cluster's ({owner!r})")
-            job = cluster.copy()
-            exprs, names = job._exprs, job._names
-            for name, value in proc.items():
-                key = name.lower()
-                exprs[key] = expr_from_json(value, f"{where}, attribute {name}")
-                names.setdefault(key, name)
-            proc_id = job.get("ProcId")
-            if type(proc_id) is not int or key_protected(proc):
-                raise BadRequest(f"{where}: a whole ProcId, and no ClusterId of its own")
-            own = {**proc, "GlobalJobId": f"{self.schedd_name}#{number}.{proc_id}#{int(now)}"}
-            job.insert_expr("GlobalJobId", Expr._from_node(node_of(own["GlobalJobId"])))
-            if job.get("JobStatus") not in (IDLE, HELD):
-                job["JobStatus"] = own["JobStatus"] = IDLE
-            procs.append(job)
-            rows.append((proc_id, json.dumps(own, separators=(",", ":"))))
-        return cluster, procs, rows
 
     def submit_info(self, caller: Caller) -> dict[str, Any]:
         return {
@@ -383,222 +324,6 @@ class Schedd:
     ) -> list[ClassAd]:
         self.writer.flush()
         return list(self.store.history(constraint, limit, self.ctx.env.now, since))
-
-    # -- negotiation --------------------------------------------------------------------
-    def requests(
-        self,
-        significant: list[str],
-        submitters: set[str] | None = None,
-        negotiator: str = "",
-    ) -> dict[str, list[dict[str, Any]]]:
-        """Resource requests for a negotiator: one per autocluster and submitter (of
-        ``submitters``, the ones it serves, when it says), with its count of idle jobs, no
-        more in all than MAX_JOBS_RUNNING leaves room for. Each negotiator's offers are
-        kept apart, for its matches."""
-        room = self.max_running - self._busy()
-        offered = self.offered[negotiator] = {}
-        out: dict[str, list[dict[str, Any]]] = {}
-        for submitter, queue in self.index.requests(significant).items():
-            if submitters is not None and submitter not in submitters:
-                continue
-            for request in queue.requests:
-                if room <= 0:
-                    return out
-                job = request.jobs[0]
-                count = min(request.count or 0, room)
-                offered[job_id(job)] = (submitter, request.autocluster)
-                job["AutoClusterId"] = request.autocluster
-                out.setdefault(submitter, []).append(
-                    {"autocluster": request.autocluster, "count": count, "job": ad_to_json(job)}
-                )
-        return out
-
-    def _busy(self) -> int:
-        return sum(self.queue.running.values()) + len(self.starting)
-
-    def take_matches(self, matches: list[Any], negotiator: str = "") -> int:
-        """The negotiator's matches: each claims its slot and starts a job of its
-        autocluster (in the background); how many were taken."""
-        taken = 0
-        for match in matches:
-            if not isinstance(match, dict):
-                raise BadRequest("each match must be a JSON object")
-            name = self._job_for({"negotiator": negotiator, **match})
-            if name is None:
-                continue
-            self.queue.reserve(name)
-            self.starting.add(name)
-            self.spawn(self._claim(name, match))
-            taken += 1
-        return taken
-
-    def _job_for(self, match: dict[str, Any]) -> str | None:
-        if self._busy() >= self.max_running:
-            self.log.info(
-                "MAX_JOBS_RUNNING (%d) reached: match for %s not used",
-                self.max_running,
-                match.get("slot"),
-            )
-            return None
-        negotiator = str(match.get("negotiator") or "")
-        offered = self.offered.get(negotiator, {}).get(str(match.get("job")))
-        if offered is None:
-            return None
-        return self.index.pick(*offered)
-
-    @property
-    def contacts(self) -> asyncio.Semaphore:
-        """MAX_PENDING_STARTD_CONTACTS: claims under way at once (a cycle may hand over
-        thousands of matches)."""
-        if self._contacts is None:
-            self._contacts = asyncio.Semaphore(self.max_contacts)
-        return self._contacts
-
-    async def _claim(self, name: str, match: dict[str, Any]) -> None:
-        async with self.contacts:
-            await self._claim_now(name, match)
-
-    async def _claim_now(self, name: str, match: dict[str, Any]) -> None:
-        startd = str(match.get("startd"))
-        job = self.queue.jobs.get(name)
-        request = ad_to_json(job) if job is not None else {}
-        if isinstance(match.get("submitter"), str):
-            # the slot's AccountingGroup names whom the negotiator charges: the submitter
-            # (group.user@domain, as the simulator's pool and HTCondor's slots have it),
-            # not the job's AccountingGroup attribute, which lacks the domain
-            request["AccountingGroup"] = match["submitter"]
-        try:
-            reply = await self.api(startd).post(
-                "/claim",
-                {
-                    "slot": match.get("slot"),
-                    "claim_id": match.get("claim_id"),
-                    "preempting": bool(match.get("preempting")),
-                    "schedd": self.url,
-                    "request": request,
-                },
-            )
-        except Exception as err:
-            self.log.info("claiming %s for %s failed: %s", match.get("slot"), name, err)
-            reply = {"accepted": False}
-        if job is None or not reply.get("accepted") or name not in self.queue.jobs:
-            self._not_starting(name)
-            return
-        claim = Claim(
-            str(reply["claim"]),
-            str(reply["slot"]),
-            startd,
-            str(match.get("submitter")),
-            ad_from_json(reply.get("slot_ad", {})),
-            self.ctx.env.now,
-        )
-        self.claims[claim.id] = claim
-        self.claim_of[name] = claim.id
-        if match.get("preempting"):
-            claim.waiting = name  # until the startd says the slot is ours
-            return
-        await self._activate(claim, name)
-        leftover = reply.get("leftover")
-        if self.leftovers and isinstance(leftover, dict):
-            await self._leftovers(claim.submitter, startd, leftover)
-
-    async def _leftovers(self, submitter: str, startd: str, leftover: dict[str, Any]) -> None:
-        """Run more of the submitter's jobs on what is left of a partitionable slot
-        (jobs with concurrency limits wait for the negotiator, as in HTCondor)."""
-        pslot = ad_from_json(leftover.get("slot_ad", {}))
-        now = self.ctx.env.now
-        free = LimitCounter(LimitConfig())
-        for job in leftover_jobs(self.queue, submitter, pslot, free, now):
-            if job_limits(job, pslot, now) or self._busy() >= self.max_running:
-                continue
-            name = job_id(job)
-            self.queue.reserve(name)
-            self.starting.add(name)
-            match = {
-                "slot": leftover.get("slot"),
-                "claim_id": leftover.get("claim_id"),
-                "startd": startd,
-                "submitter": submitter,
-                "preempting": False,
-            }
-            await self._claim_now(name, match)  # within its caller's contact
-            return  # the claim's reply brings the next leftover, if any
-
-    async def _activate(self, claim: Claim, name: str) -> None:
-        """Start ``name`` under ``claim``. The run is recorded (Running, the execute
-        event, saved) before the startd is asked, so that a crash in between leaves a
-        job that may have run recorded as running: the next start says it was evicted,
-        never that it did not run."""
-        job = self.queue.jobs.get(name)
-        if job is None:
-            self._not_starting(name)
-            await self._release(claim)
-            return
-        claim.job = name
-        self.claim_of[name] = claim.id
-        sent = ad_to_json(job)  # as it stands before this run (its starts not yet counted)
-        saved = self._started(name, claim)
-        if saved is not None:
-            await saved  # on disk before the job can run
-        startd = self.ctx.in_process(claim.startd, "startd")
-        try:
-            if startd is not None:
-                reply = startd.activate(claim.id, ad_from_json(sent, "job"))
-            else:
-                reply = await self.api(claim.startd).post(
-                    "/activate", {"claim": claim.id, "job": sent}
-                )
-        except Exception as err:
-            reply = {"accepted": False, "reason": str(err)}
-        if reply.get("accepted") or name not in self.queue.jobs or claim.job != name:
-            return  # running; or removed, held or ended meanwhile
-        await self._refused(claim, name, reply)
-
-    async def _refused(self, claim: Claim, name: str, reply: dict[str, Any]) -> None:
-        """The startd would not run the job: held when its starter said why (a missing
-        executable...), else back to idle."""
-        now = self.ctx.env.now
-        job = self.queue.jobs[name]
-        claim.job = None
-        self.claim_of.pop(name, None)
-        hold = reply.get("hold")
-        if isinstance(hold, dict):  # the held event says why (after the execute event)
-            shadow.run_ended(job, {}, claim.slot_ad, now)
-            self.queue.vacate(name, now)
-            code, subcode = int(hold.get("code", 0)), int(hold.get("subcode", 0))
-            self._hold(name, str(hold.get("reason")), code, subcode, now)
-        else:  # the execute event was written: the log says the run ended
-            reason = f"the startd refused the job: {reply.get('reason')}"
-            self._log(job, shadow.vacated(job, {}, claim.slot_ad, now, reason), now)
-            self.queue.vacate(name, now)
-        self.dirty.add(name)
-        self._save()
-        await self._release(claim)
-
-    def _started(self, name: str, claim: Claim) -> asyncio.Future[None] | None:
-        """The run recorded: Running, the execute event; its save, to await."""
-        self.starting.discard(name)
-        now = self.ctx.env.now
-        job = self.queue.begin(name, claim.slot, now)
-        self.counts["JobsStarted"] += 1
-        address = f"<{claim.startd.split('://')[-1].split('/')[0]}>"
-        self._log(job, shadow.started(job, claim.slot, address, now), now)
-        self.dirty.add(name)
-        self._advertise_soon()
-        return self._save()
-
-    def _not_starting(self, name: str) -> None:
-        self.starting.discard(name)
-        self.claim_of.pop(name, None)
-        if name in self.queue.jobs:
-            self.queue.unreserve(name)
-
-    async def _release(self, claim: Claim) -> None:
-        self.claims.pop(claim.id, None)
-        try:
-            await self.api(claim.startd).post("/release", {"claim": claim.id})
-        except Exception as err:
-            self.log.info("releasing %s failed: %s", claim.slot, err)
 
     # -- what the startds report ---------------------------------------------------------
     async def heard(self, events: list[Any]) -> None:
@@ -790,26 +515,17 @@ class Schedd:
 
     def _log_all(self, jobs: list[ClassAd], event: UserLogEvent, now: float) -> None:
         for job in jobs:
-            name = job.get("UserLog")
-            if not isinstance(name, str) or not name:
+            path = job_log_path(job)
+            if path is None:
                 continue
-            iwd = job.get("Iwd")
-            path = user_log_path(name, iwd if isinstance(iwd, str) else "/")
             try:
-                fresh = not os.path.exists(path)
-                UserLog(path, self.log_format).write(event, job["ClusterId"], job["ProcId"], now)
-                if fresh and os.getuid() == 0:
-                    _give_to(path, job.get("Owner"))
+                write_job_event(path, job, event, now, self.log_format)
             except (OSError, UserLogError) as err:
                 self.log.info("user log %s of job %s: %s", path, job_id(job), err)
 
     # -- the collector and the negotiator -------------------------------------------------
     def ads(self, now: float) -> list[ClassAd]:
         """The Scheduler ad and one Submitter ad per submitter with jobs."""
-        counts: dict[str, Counter[int]] = {}
-        for name, job in self.queue.jobs.items():
-            status = job.get("JobStatus")
-            counts.setdefault(self.queue.submitter[name], Counter())[status] += 1
         common = {
             "ScheddName": self.schedd_name,
             "Machine": self.ctx.host,
@@ -817,39 +533,9 @@ class Schedd:
             "ApiAddress": self.url,
             "MyCurrentTime": int(now),
         }
-        totals: Counter[int] = Counter()
-        ads = []
-        for submitter, count in sorted(counts.items()):
-            totals.update(count)
-            ads.append(
-                ClassAd(
-                    {
-                        "MyType": "Submitter",
-                        "Name": submitter,
-                        **common,
-                        "IdleJobs": count[IDLE],
-                        "RunningJobs": count[RUNNING] + count[SUSPENDED],
-                        "HeldJobs": count[HELD],
-                    }
-                )
-            )
-        schedd = ClassAd(
-            {
-                "MyType": "Scheduler",
-                "Name": self.schedd_name,
-                **common,
-                "DaemonStartTime": int(self.ctx.started),
-                "TotalIdleJobs": totals[IDLE],
-                "TotalRunningJobs": totals[RUNNING] + totals[SUSPENDED],
-                "TotalHeldJobs": totals[HELD],
-                "TotalJobAds": len(self.queue),
-                "MaxJobsRunning": self.max_running,
-                "NumUsers": len(counts),
-                "TotalSuspendedJobs": totals[SUSPENDED],
-                **{n: self.counts[n] for n in _COUNTED},
-            }
-        )
-        return [schedd, *ads]
+        counters = {n: self.counts[n] for n in _COUNTED}
+        started = int(self.ctx.started)
+        return schedd_ads(self.queue, self.schedd_name, common, started, self.max_running, counters)
 
     def _advertise_soon(self) -> None:
         """Advertise the changed counts, at most once per SCHEDD_MIN_INTERVAL: a busy
@@ -933,11 +619,6 @@ class Schedd:
         return job
 
 
-def key_protected(proc: dict[str, Any]) -> bool:
-    """Whether a job's own attributes name its cluster (the schedd numbers clusters)."""
-    return any(name.lower() == "clusterid" for name in proc)
-
-
 def _policy_reason(attribute: str) -> str:
     return f"The job attribute {attribute} expression evaluated to TRUE"
 
@@ -948,13 +629,3 @@ def _literal(text: str) -> str:
 
 def _true(job: ClassAd, name: str, now: float) -> bool:
     return name in job and satisfied(evaluate(job.lookup(name), job, now=now))
-
-
-def _give_to(path: str, owner: object) -> None:
-    """A user log the pool (as root) created belongs to the job's owner."""
-    if isinstance(owner, str):
-        try:
-            entry = pwd.getpwnam(owner)
-        except KeyError:
-            return
-        os.chown(path, entry.pw_uid, entry.pw_gid)

@@ -34,6 +34,7 @@ __all__ = [
     "REMOVED",
     "RUNNING",
     "STATUS_LETTERS",
+    "STATUS_NAMES",
     "SUSPENDED",
     "TRANSFERRING_OUTPUT",
     "JobQueue",
@@ -49,6 +50,16 @@ STATUS_LETTERS = {
     HELD: "H",
     TRANSFERRING_OUTPUT: ">",
     SUSPENDED: "S",
+}
+# as HTCondor's tools name them (condor_adstash's JobStatus text, the dashboard)
+STATUS_NAMES = {
+    IDLE: "Idle",
+    RUNNING: "Running",
+    REMOVED: "Removed",
+    COMPLETED: "Completed",
+    HELD: "Held",
+    TRANSFERRING_OUTPUT: "Transferring Output",
+    SUSPENDED: "Suspended",
 }
 _ACTIVE = (RUNNING, SUSPENDED, TRANSFERRING_OUTPUT)
 # what submitter_of reads (negotiator/submitters.py)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import os
+import pwd
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
@@ -68,8 +69,10 @@ __all__ = [
     "UserLogError",
     "UserLogEvent",
     "format_event",
+    "job_log_path",
     "single_line",
     "user_log_path",
+    "write_job_event",
 ]
 
 _INT32_MAX = 2**31 - 1
@@ -94,6 +97,15 @@ def single_line(text: str) -> str:
 def user_log_path(user_log: str, iwd: str) -> str:
     """The file a job's ``UserLog`` names: relative names are relative to its ``Iwd``."""
     return os.path.join(iwd, user_log)
+
+
+def job_log_path(job: ClassAd) -> str | None:
+    """A job's user log (None: it has none)."""
+    name = job.get("UserLog")
+    if not isinstance(name, str) or not name:
+        return None
+    iwd = job.get("Iwd")
+    return user_log_path(name, iwd if isinstance(iwd, str) else "/")
 
 
 # -- timestamps ------------------------------------------------------------------------
@@ -561,3 +573,23 @@ class UserLog:
             raise UserLogError(f"cannot write the user log: {err.strerror}", self.path) from err
         finally:
             os.close(fd)
+
+
+def write_job_event(
+    path: str, job: ClassAd, event: UserLogEvent, now: float, log_format: LogFormat
+) -> None:
+    """Append ``event`` of ``job`` to its user log at ``path``; a log that a pool running
+    as root creates belongs to the job's owner. OSError or UserLogError if it cannot."""
+    fresh = not os.path.exists(path)
+    UserLog(path, log_format).write(event, job["ClusterId"], job["ProcId"], now)
+    if fresh and os.getuid() == 0:
+        _give_to(path, job.get("Owner"))
+
+
+def _give_to(path: str, owner: object) -> None:
+    if isinstance(owner, str):
+        try:
+            entry = pwd.getpwnam(owner)
+        except KeyError:
+            return
+        os.chown(path, entry.pw_uid, entry.pw_gid)

@@ -18,6 +18,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ..schedd.queue import STATUS_NAMES
+
 __all__ = [
     "JOB_STATUS",
     "Page",
@@ -30,15 +32,7 @@ __all__ = [
 ]
 
 Page = dict[str, Any]
-JOB_STATUS = {
-    1: "Idle",
-    2: "Running",
-    3: "Removed",
-    4: "Completed",
-    5: "Held",
-    6: "Transferring Output",
-    7: "Suspended",
-}
+JOB_STATUS = STATUS_NAMES
 JOB_LINK = "job/{}"
 NONE_GROUP = "<none>"
 
