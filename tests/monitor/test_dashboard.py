@@ -1,11 +1,13 @@
 """The dashboard in a real browser: headless Chromium (Debian's chromium and
 chromium-driver, driven by Selenium) loads each page of a live pool, the figures it
-shows are the daemons' own, it updates without reloading, and its screenshots go to
-docs/img/ for docs/dashboard.md."""
+shows are the daemons' own, and it updates without reloading. Its screenshots go to the
+test's temporary directory, or to docs/img/ for docs/dashboard.md when FAIRPOOL_SCREENSHOTS
+names that directory (a test run leaves the checkout as it found it)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections import Counter
@@ -24,7 +26,6 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
     reason="chromium and chromium-driver are not installed (.ci/run installs them)",
 )
-IMAGES = Path(__file__).parent.parent.parent / "docs" / "img"
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -37,6 +38,15 @@ FLAGS = (
     "--disable-dev-shm-usage",
     "--window-size=1280,1500",
 )
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: FAIRPOOL_SCREENSHOTS (e.g. docs/img) or a temporary one."""
+    chosen = os.environ.get("FAIRPOOL_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +92,8 @@ def _rows(browser, table: str) -> list[list[str]]:
     return [[td.text for td in row.find_elements("tag name", "td")] for row in rows]
 
 
-def test_each_page_shows_the_pools_figures(steady_pool: LivePool, browser) -> None:
+def test_each_page_shows_the_pools_figures(steady_pool: LivePool, browser, images: Path) -> None:
     pool = steady_pool
-    IMAGES.mkdir(parents=True, exist_ok=True)
 
     _open(browser, pool, "")
     jobs = Counter(job["JobStatus"] for job in pool.jobs())
@@ -102,7 +111,7 @@ def test_each_page_shows_the_pools_figures(steady_pool: LivePool, browser) -> No
     }
     groups = {row[0] for row in _rows(browser, "groups")}
     assert groups == {"group_physics", "<none>"}
-    browser.save_screenshot(str(IMAGES / "dashboard-pool.png"))
+    browser.save_screenshot(str(images / "dashboard-pool.png"))
 
     _open(browser, pool, "fairshare")
     accountant = pool.accountant()
@@ -113,7 +122,7 @@ def test_each_page_shows_the_pools_figures(steady_pool: LivePool, browser) -> No
         assert float(row[2]) == pytest.approx(float(row[1]) * float(row[3]), rel=1e-3)  # EUP
     quotas = {row[0]: row for row in _rows(browser, "quotas")}
     assert float(quotas["group_physics"][1]) == 1.0  # GROUP_QUOTA_group_physics
-    browser.save_screenshot(str(IMAGES / "dashboard-fairshare.png"))
+    browser.save_screenshot(str(images / "dashboard-fairshare.png"))
 
     _open(browser, pool, "negotiator")
     cycles = pool.get("/negotiator/cycles", last=1000)["cycles"]
@@ -122,7 +131,7 @@ def test_each_page_shows_the_pools_figures(steady_pool: LivePool, browser) -> No
     carol = pool.jobs('AcctGroupUser == "carol"')[0]
     carol_id = job_id(carol)
     assert idle[carol_id] == "no match found"
-    browser.save_screenshot(str(IMAGES / "dashboard-negotiator.png"))
+    browser.save_screenshot(str(images / "dashboard-negotiator.png"))
 
     browser.find_element("link text", carol_id).click()  # the job's own page
     _until(browser, lambda: browser.current_url.endswith(f"/dashboard/job/{carol_id}"))
@@ -130,10 +139,10 @@ def test_each_page_shows_the_pools_figures(steady_pool: LivePool, browser) -> No
     analysis = browser.find_element("css selector", '[data-text="analysis"]').text
     assert "Reason for last match failure: no match found" in analysis
     assert "TARGET.Memory >= RequestMemory" in analysis
-    browser.save_screenshot(str(IMAGES / "dashboard-job.png"))
+    browser.save_screenshot(str(images / "dashboard-job.png"))
 
 
-def test_the_simulation_page(steady_pool: LivePool, browser) -> None:
+def test_the_simulation_page(steady_pool: LivePool, browser, images: Path) -> None:
     pool = steady_pool
     _open(browser, pool, "simulations")
     (row,) = _rows(browser, "simulations")
@@ -148,7 +157,7 @@ def test_the_simulation_page(steady_pool: LivePool, browser) -> None:
     assert set(shown) == set(summary["submitters"])
     for name, figures in summary["submitters"].items():
         assert int(shown[name][3]) == figures["completed"]
-    browser.save_screenshot(str(IMAGES / "dashboard-simulation.png"))
+    browser.save_screenshot(str(images / "dashboard-simulation.png"))
 
 
 def test_the_page_updates_without_reloading(steady_pool: LivePool, browser) -> None:
