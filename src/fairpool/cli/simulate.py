@@ -4,15 +4,22 @@ running the negotiator, accountant and group quotas on a simulated clock.
 ``fairpool simulate SCENARIO --out DIR`` writes summary.json, timeseries.csv, jobs.csv
 and the plots. ``fairpool simulate --compare A.toml B.toml --out DIR`` runs both, writes
 each into DIR/A and DIR/B, and the differences into DIR/compare.json with side-by-side
-plots. A scenario is read and checked whole before anything runs (and so is ``--out``): a
-bad one is one error line naming the file and key, and a non-zero exit. Results are written
-into a hidden directory beside DIR and renamed to DIR when complete, so DIR is always a
-whole result (the new one, or the earlier one a killed run leaves in place), never a mix.
+plots. ``fairpool simulate SCENARIO --from-pool --out DIR`` first takes a snapshot of the
+live pool (``--pool URL``, else the configured or personal pool) and starts from it: its
+slots, queue, accountant and configuration, the scenario's ``[config]`` read after the
+pool's (sim/snapshot.py); the snapshot is kept in DIR/snapshot, so that ``[snapshot]
+directory = "DIR/snapshot"`` runs from it again. A scenario is read and checked whole before
+anything runs (and so is ``--out``): a bad one is one error line naming the file and key,
+and a non-zero exit. Results are written into a hidden directory beside DIR and renamed to
+DIR when complete, so DIR is always a whole result (the new one, or the earlier one a killed
+run leaves in place), never a mix.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import click
@@ -20,6 +27,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import ClassAdSyntaxError, InputError
 from ..sim.compare import difference, plot_comparison
+from ..sim.from_pool import take_snapshot
 from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
 from ..sim.plots import plot_all, scenario_marks
@@ -55,6 +63,12 @@ __all__ = ["simulate"]
     type=click.IntRange(min=1),
     help="With --sweep: local processes running points (default: one per core).",
 )
+@click.option(
+    "--from-pool",
+    is_flag=True,
+    help="Start from a snapshot of the live pool: its slots, queue, accountant and config.",
+)
+@click.option("--pool", metavar="URL", help="With --from-pool: the pool's collector.")
 @click.option("--no-plots", is_flag=True, help="Write the numbers only (no PNG files).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
@@ -85,6 +99,8 @@ def simulate(
     sweep: bool,
     scheduler: str | None,
     workers: int | None,
+    from_pool: bool,
+    pool: str | None,
     no_plots: bool,
     quiet: bool,
     max_jobs: int,
@@ -105,18 +121,29 @@ def simulate(
         return
     if compare != (len(scenarios) == 2) or len(scenarios) > 2:
         fail("give one SCENARIO, or --compare with two")
+    if pool and not from_pool:
+        fail("--pool goes with --from-pool")
+    if from_pool and compare:
+        fail("--from-pool runs one scenario (compare runs of a saved snapshot instead)")
     writable_directory(out, "--out")
+    snapshot = None
     try:
-        loaded = [load_scenario(path, limits) for path in scenarios]
+        snapshot = _snapshot(pool, Path(out)) if from_pool else None
+        loaded = [load_scenario(path, limits, snapshot=snapshot) for path in scenarios]
+        runs = [_run(scenario, quiet) for scenario in loaded]
+        target = Path(out)
+        if not compare:
+            with result_directory(target) as work:
+                _write(work, runs[0], no_plots)
+                if snapshot is not None:
+                    shutil.move(snapshot, work / "snapshot")
+            _report(runs[0], target)
+            return
     except (InputError, ClassAdSyntaxError) as err:
         fail(str(err).splitlines()[0])
-    runs = [_run(scenario, quiet) for scenario in loaded]
-    target = Path(out)
-    if not compare:
-        with result_directory(target) as work:
-            _write(work, runs[0], no_plots)
-        _report(runs[0], target)
-        return
+    finally:
+        if snapshot is not None:
+            shutil.rmtree(snapshot, ignore_errors=True)
     labels = (Path(scenarios[0]).stem, Path(scenarios[1]).stem)
     if labels[0] == labels[1]:
         labels = ("A", "B")
@@ -130,6 +157,26 @@ def simulate(
             plot_comparison(work, runs[0], runs[1], labels)
     for label, run in zip(labels, runs, strict=True):
         _report(run, target / label)
+
+
+def _snapshot(pool: str | None, out: Path) -> Path:
+    """The live pool's snapshot, in a hidden directory beside ``out`` until the results
+    are written (then ``out/snapshot``)."""
+    target = out.absolute()
+    for stale in target.parent.glob(f".{target.name}.snapshot-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    here = Path(tempfile.mkdtemp(prefix=f".{target.name}.snapshot-", dir=target.parent))
+    try:
+        taken = take_snapshot(pool, here)
+    except BaseException:
+        shutil.rmtree(here, ignore_errors=True)
+        raise
+    click.echo(
+        f"fairpool: snapshot of the pool: {taken['slots']:,} slot ads, {taken['jobs']:,} "
+        f"queued jobs, {taken['records']:,} accountant records",
+        err=True,
+    )
+    return here
 
 
 def _run(scenario: Scenario, quiet: bool) -> Simulation:

@@ -154,12 +154,19 @@ def parse_config_text(
     env: Mapping[str, str] | None = None,
     seed: int = 0,
     strict: bool = True,
+    earlier: Sequence[tuple[str, str]] = (),
 ) -> Config:
-    """A configuration from text (no local files, no ``_CONDOR_`` variables)."""
+    """A configuration from text (no local files, no ``_CONDOR_`` variables);
+    ``earlier``: (text, source) pairs read first, as files read before it would be."""
     environment = dict(os.environ if env is None else env)
     reader = Reader(env=environment, facts=host_facts(), seed=seed, strict=strict)
+    for earlier_text, earlier_source in earlier:
+        reader.read_text(earlier_text, earlier_source)
     reader.read_text(text, source)
-    again = lambda: parse_config_text(text, source, env=env, seed=seed, strict=strict)  # noqa: E731
+
+    def again() -> Config:
+        return parse_config_text(text, source, env=env, seed=seed, strict=strict, earlier=earlier)
+
     return _build(reader, again, strict)
 
 

@@ -1,8 +1,11 @@
 """The negotiator's HTTP API: its last cycles (the matches and the reasons jobs stayed
-idle), a cycle on request, and the accountant for ``fairpool userprio``."""
+idle), a cycle on request, the accountant for ``fairpool userprio``, and the configuration
+it runs by (``condor_config_val -negotiator -dump``; for ``fairpool simulate
+--from-pool``)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import APIRouter
@@ -11,6 +14,9 @@ from .errors import BadRequest
 from .negotiator import Negotiator
 
 __all__ = ["negotiator_router"]
+
+# knobs that name or hold secrets are left out of the configuration the API gives
+_SECRET = re.compile(r"^(SEC_|AUTH_)|PASSWORD|TOKEN|DATABASE_URL|_KEY(_|$)|CERT", re.IGNORECASE)
 
 
 def negotiator_router(negotiator: Negotiator) -> APIRouter:
@@ -31,6 +37,11 @@ def negotiator_router(negotiator: Negotiator) -> APIRouter:
     async def cycle() -> dict[str, Any]:
         result = await negotiator.cycle()
         return {"cycle": negotiator.cycles[-1] if result is not None else None}
+
+    @api.get("/config", summary="The knobs the negotiator runs by, expanded (no secrets)")
+    async def config() -> dict[str, Any]:
+        knobs = negotiator.ctx.config.items()
+        return {"knobs": [[name, value] for name, value in knobs if not _SECRET.search(name)]}
 
     @api.get("/accountant", summary="Every accountant record (condor_userprio)")
     async def accountant() -> dict[str, Any]:

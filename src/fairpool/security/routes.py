@@ -50,6 +50,7 @@ HTTP_LEVELS: dict[str, Level] = {
     "POST /negotiator/reschedule": WRITE,
     "POST /negotiator/cycle": ADMINISTRATOR,
     "GET /negotiator/accountant": READ,
+    "GET /negotiator/config": READ,  # secrets left out
     "POST /negotiator/accountant": ADMINISTRATOR,
     "GET /schedd/submit-info": READ,
     "POST /schedd/submit": WRITE,  # as the job's Owner

@@ -17,6 +17,7 @@ Each event has ``at`` (offset from the start) and ``action``:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,9 @@ class EventSpec:
     config: Any = None  # Settings, for "config"
 
 
-def parse_event(table: Table, knobs: Config) -> EventSpec:
+def parse_event(table: Table, knobs: Config, earlier: Sequence[tuple[str, str]] = ()) -> EventSpec:
+    """One ``[[events]]`` table; ``earlier``: configuration read before a config event's
+    own (a snapshot's pool configuration)."""
     action = table.text("action")
     if action not in _ACTIONS:
         raise table.fail("action")(f"expected one of {', '.join(_ACTIONS)}, not {action!r}")
@@ -85,7 +88,10 @@ def parse_event(table: Table, knobs: Config) -> EventSpec:
 
     try:
         return EventSpec(
-            at, action, table.name, config=settings(*table.text_or_file("configuration"))
+            at,
+            action,
+            table.name,
+            config=settings(*table.text_or_file("configuration"), earlier),
         )
     except ConfigError as err:
         raise table.fail("text")(f"bad configuration: {err}") from None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Generator
+from dataclasses import replace
 
 from ..accounting.accountant import Accountant, Usage
 from ..classad import ClassAd, Expr
@@ -65,8 +66,12 @@ class Simulation:
         self.pool = Pool([], [], self.domain, self.settings.params.concurrency)
         self.pool.claim_leftovers = self.settings.claim_leftovers
         self.pool.claim_reuse = sim.claim_reuse
+        last_update, records = scenario.accountant or (0.0, ())
         self.accountant = Accountant(
-            self.settings.policy, assign_group=group_assigner(self.settings.params.groups)
+            self.settings.policy,
+            [replace(record) for record in records],  # the run's own copies
+            last_update,
+            assign_group=group_assigner(self.settings.params.groups),
         )
         self.factory = JobFactory(self.domain, sim.seed)
         self.recorder = Recorder(sim.start)
