@@ -82,7 +82,7 @@ keep_idle = 10
 """
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def steady_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LivePool]:
     base = tmp_path_factory.mktemp("monitoring")
     (base / "small.toml").write_text(SCENARIO)
