@@ -170,6 +170,17 @@ def _bare_spawn_rate(count: int, width: int) -> float:
     return count / (time.perf_counter() - began)
 
 
+def _cpu(directory: Path) -> tuple[float, float]:
+    """CPU seconds (user and system) of this process and of the pool in ``directory``:
+    on a busy machine, what a figure cost is clearer than how long it took."""
+    import psutil
+
+    mine = os.times()
+    pid = int((directory / "master.pid").read_text())
+    theirs = psutil.Process(pid).cpu_times()
+    return mine.user + mine.system, theirs.user + theirs.system
+
+
 def _ads(http: httpx.Client, url: str, kind: str) -> list:
     return http.get(f"{url}/collector/ads", params={"type": kind}).json()["ads"]
 
@@ -264,6 +275,7 @@ def bench_query_and_cycle(root: Path, slots: int, jobs: int, which: set[str]) ->
     processes, as a pool of several machines runs them: the schedd's claims on the
     cycle's matches (at startds that do not exist) do not share the negotiator's CPU."""
     from fairpool.classad.jsonads import ad_from_json
+    from fairpool.daemons.client import SyncApi
 
     work = root / "cycle"
     work.mkdir()
@@ -284,18 +296,21 @@ def bench_query_and_cycle(root: Path, slots: int, jobs: int, which: set[str]) ->
         ads = slot_ads(http, url, slots)
         for first in range(0, len(ads), 1000):
             http.post(f"{url}/collector/update", json={"ads": ads[first : first + 1000]})
-        if "query" in which:
-            times = []
+        if "query" in which:  # read as `fairpool status` reads them
+            collector, times = SyncApi(f"{url}/collector"), []
             for _ in range(3):
-                began = time.perf_counter()
-                found = http.get(f"{url}/collector/ads", params={"type": "Machine"}).json()
+                began, cpu = time.perf_counter(), _cpu(root / "pool-manager")
+                found = collector.get("/ads", type="Machine")
                 decoded = [ad_from_json(ad) for ad in found["ads"]]
-                times.append(time.perf_counter() - began)
+                spent = [a - b for a, b in zip(_cpu(root / "pool-manager"), cpu, strict=True)]
+                times.append((time.perf_counter() - began, *spent))
+            wall, client, server = min(times)
             line(
                 f"query: {len(decoded):,} slot ads",
-                f"{min(times):.3f} s",
+                f"{wall:.3f} s",
                 "< 0.5 s",
-                "(fetched and decoded into ClassAds; best of 3)",
+                f"(fetched and decoded into ClassAds; best of 3; CPU {client:.3f} s here"
+                f" and {server:.3f} s in the collector)",
             )
         if "cycle" not in which:
             return

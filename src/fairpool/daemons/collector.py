@@ -64,6 +64,7 @@ from .addresses import is_local, listed_collectors
 from .client import Api
 from .context import Context, knob_int
 from .errors import BadRequest, NotFound, Unavailable
+from .jsonbody import loads
 from .update_stats import AdUpdates, UpdateStats
 
 __all__ = ["Collector"]
@@ -81,6 +82,12 @@ class _Entry:
     absent: bool = False
     offline: bool = False
     updates: AdUpdates | None = None  # COLLECTOR_DAEMON_STATS
+    text: bytes | None = None  # ``obj`` as JSON, written at the first query that sends it
+
+    def encoded(self) -> bytes:
+        if self.text is None:
+            self.text = _dumps(self.obj)
+        return self.text
 
     def classad(self) -> ClassAd:
         assert self.ad is not None  # parsed at update (the collector's own ad: at once)
@@ -301,13 +308,31 @@ class Collector:
     ) -> list[dict[str, Any]]:
         wanted = {name.lower() for name in projection} if projection else None
         sees_absent = _names_absent(constraint, wanted)
-        found = []
-        for entry in self._matching(kind, constraint, now, sees_absent):
-            obj = entry.project(wanted)
-            if private and entry.private:
-                obj = {**obj, **entry.private}
-            found.append(obj)
-        return found
+        return [
+            _shown(entry, wanted, private)
+            for entry in self._matching(kind, constraint, now, sees_absent)
+        ]
+
+    def query_json(
+        self,
+        kind: str,
+        constraint: Expr | None,
+        projection: list[str] | None,
+        private: bool,
+        now: float,
+    ) -> bytes:
+        """``query``'s answer as the JSON body ``{"ads": [...]}``. An ad sent whole is
+        written once per update and its bytes kept, so that a query of thousands of ads
+        costs their constraint and a join, not their encoding."""
+        wanted = {name.lower() for name in projection} if projection else None
+        sees_absent = _names_absent(constraint, wanted)
+        parts = [
+            entry.encoded()
+            if wanted is None and not (private and entry.private)
+            else _dumps(_shown(entry, wanted, private))
+            for entry in self._matching(kind, constraint, now, sees_absent)
+        ]
+        return b'{"ads":[' + b",".join(parts) + b"]}"
 
     def query_ads(self, kind: str, constraint: Expr | None, now: float) -> list[ClassAd]:
         """The public ads a query finds, as the parsed ads kept (for a front end that
@@ -528,8 +553,20 @@ class Collector:
     ) -> Response:
         if private:  # claim ids: for the negotiator's eyes only
             require(request, Level.NEGOTIATOR, "private attributes (claim ids)")
-        found = self.query(kind, _constraint(constraint), projection, private, self.ctx.env.now)
-        return Response(json.dumps({"ads": found}), media_type="application/json")
+        found = self.query_json(
+            kind, _constraint(constraint), projection, private, self.ctx.env.now
+        )
+        return Response(found, media_type="application/json")
+
+
+def _shown(entry: _Entry, wanted: set[str] | None, private: bool) -> dict[str, Any]:
+    """An ad as a query shows it: projected, with its private attributes if asked."""
+    obj = entry.project(wanted)
+    return {**obj, **entry.private} if private and entry.private else obj
+
+
+def _dumps(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
 
 
 def _key(obj: dict[str, Any], where: str) -> tuple[str, tuple[str, str]]:
@@ -595,7 +632,7 @@ def _constraint(text: object) -> Expr | None:
 
 async def _json_body(request: Request) -> dict[str, Any]:
     try:
-        body = json.loads(await request.body())
+        body = loads(await request.body())
     except ValueError as err:
         raise BadRequest(f"the body is not JSON: {err}") from None
     if not isinstance(body, dict):
