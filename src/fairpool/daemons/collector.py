@@ -177,19 +177,22 @@ class Collector:
         for number, obj in enumerate(objs):
             if not isinstance(obj, dict):
                 raise BadRequest(f"ads[{number}]: expected a JSON object")
-            kind, key = _key(obj, f"ads[{number}]")
+            ad = _parsed(obj, f"ads[{number}]")  # its attributes found without case
+            kind, key = _key(ad, f"ads[{number}]")
             table = self.ads.setdefault(kind, {})
             before = table.get(key)
             seen = before.updates if before is not None else None
-            updates = self.stats.count(kind, seen, _field(obj, "UpdateSequenceNumber"))
+            updates = self.stats.count(kind, seen, ad.get("UpdateSequenceNumber"))
             if self.daemon_stats:
-                obj = {**obj, **updates.attributes(now)}
-            ad = _parsed(obj, f"ads[{number}]")
-            lifetime = _field(obj, "ClassAdLifetime")
+                added = updates.attributes(now)
+                obj = {**obj, **added}
+                for name, value in added.items():
+                    ad[name] = value
+            lifetime = ad.get("ClassAdLifetime")
             ttl = lifetime if type(lifetime) is int and lifetime > 0 else self.lifetime
             secret = (private or {}).get(key[0])
             entry = table[key] = _Entry(obj, now + ttl, secret, ad, updates=updates)
-            if kind == "machine" and _field(obj, "Offline") is True:
+            if kind == "machine" and ad.get("Offline") is True:
                 entry.offline = True
                 entry.expires = _until(now, self.offline_lifetime)
                 self._persist(kind, key, entry)
@@ -569,11 +572,11 @@ def _dumps(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 
 
-def _key(obj: dict[str, Any], where: str) -> tuple[str, tuple[str, str]]:
-    kind, name = _field(obj, "MyType"), _field(obj, "Name")
+def _key(ad: ClassAd, where: str) -> tuple[str, tuple[str, str]]:
+    kind, name = ad.get("MyType"), ad.get("Name")
     if not isinstance(kind, str) or not isinstance(name, str):
         raise BadRequest(f"{where}: an ad needs MyType and Name strings")
-    schedd = _field(obj, "ScheddName") if kind.lower() == "submitter" else ""
+    schedd = ad.get("ScheddName") if kind.lower() == "submitter" else ""
     return kind.lower(), (name, schedd if isinstance(schedd, str) else "")
 
 
