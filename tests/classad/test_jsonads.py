@@ -238,6 +238,24 @@ def test_integers_beyond_64_bits_read_as_the_parser_reads_them():
     assert ad_from_json({"b": 10**20})["b"] == ClassAd("[b = 100000000000000000000]")["b"] == 0
 
 
+def test_ads_of_one_shape_keep_their_own_values_and_types():
+    """Ads of the same names share the shape worked out once and each value's expression:
+    equal values of other types (1, true, 1.0; 0.0 and -0.0) stay apart, a name given
+    twice keeps its first spelling and its last value, as an ad read attribute by
+    attribute does."""
+    rows = [(1, True, 1.0, 0.0), (True, 1, -0.0, 1.0), (1.0, 0.0, 1, True)]
+    for row in rows * 2:
+        ad = ad_from_json(dict(zip(("A", "b", "C", "d"), row, strict=True)))
+        assert [type(ad[n]) for n in "AbCd"] == [type(v) for v in row]
+        assert _exact(ad) == _exact(ClassAd(dict(zip("abcd", row, strict=True))))
+    twice = ad_from_json({"Mem": 1, "mem": 2, "MEM": 3})
+    assert twice["mem"] == 3 and list(twice) == ["Mem"]
+    nan = ad_from_json({"x": math.nan})["x"]
+    assert math.isnan(nan)
+    with pytest.raises(ClassAdSyntaxError, match="the ad, attribute Req: "):
+        ad_from_json({"A": 1, "Req": "/Expr(1 +)/"})  # the same shape, a value that fails
+
+
 def test_a_quoted_name_after_a_scope_comes_back():
     ad = ClassAd("[r = TARGET.'a b' > 1; s = x.'true']")
     assert ad_from_json(ad_to_json(ad)) == ad

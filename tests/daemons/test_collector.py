@@ -5,6 +5,7 @@ is the context's environment, here a wall clock the test sets.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -68,8 +69,13 @@ def names(found: list[dict]) -> list[str]:
 
 
 def query(collector: Collector, kind: str, constraint: str | None = None, **options) -> list:
+    """The ads a query finds; the body ``/ads`` sends (each whole ad's JSON kept from
+    one query to the next until the ad changes) says the same."""
     expr = Expr(constraint) if constraint else None
-    return collector.query(kind, expr, options.get("projection"), options.get("private", False), T0)
+    asked = (kind, expr, options.get("projection"), options.get("private", False), T0)
+    found = collector.query(*asked)
+    assert json.loads(collector.query_json(*asked)) == {"ads": found}
+    return found
 
 
 def test_an_update_replaces_the_ad_of_its_type_and_name(collector):

@@ -170,10 +170,25 @@ def clear_cache() -> None:
 
 def write_old(ad: ClassAd) -> str:
     """``Name = expr`` lines as condor_status -l prints them (strings as UTF-8 text)."""
-    lines = [
-        f"{ad.spelling(k)} = {to_text(unparse(e.node, old=True))}" for k, e in ad._exprs.items()
-    ]
+    names = ad._names
+    lines = [f"{names[k]} = {_old_text(e.node)}" for k, e in ad._exprs.items()]
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+_old_texts: dict[int, tuple[Node, str]] = {}  # id(node) -> (node, its old-syntax text)
+
+
+def _old_text(node: Node) -> str:
+    """A node in old syntax, each written once: the same expressions are written again
+    and again (a starter writes each job's ad and its slot's ad into the job's sandbox)."""
+    found = _old_texts.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    text = to_text(unparse(node, old=True))
+    if len(_old_texts) >= 100_000:
+        _old_texts.clear()
+    _old_texts[id(node)] = (node, text)
+    return text
 
 
 # -- new syntax -----------------------------------------------------------------------

@@ -42,16 +42,80 @@ _MAX_WRITTEN = 100_000
 
 def ad_from_json(obj: object, where: str = "the ad") -> ClassAd:
     """The ClassAd of a JSON object; ``ClassAdSyntaxError`` naming ``where`` and the
-    attribute when it is not one."""
+    attribute when it is not one.
+
+    Ads come in thousands of one shape (a pool's slot ads have the same names in the same
+    order), so each shape's lower-case keys and spellings are worked out once, and each
+    distinct value becomes an expression once (``_value``)."""
     if not isinstance(obj, dict):
         raise JsonAdError(f"{where}: expected a JSON object, not {type(obj).__name__}")
-    ad = ClassAd()
-    exprs, names = ad._exprs, ad._names
-    for name, value in obj.items():
-        key = name.lower()
-        names.setdefault(key, name)
-        exprs[key] = expr_from_json(value, f"{where}, attribute {name}")
+    keys = tuple(obj)
+    shape = _shapes.get(keys)
+    if shape is None:
+        shape = _shape(keys)
+    ad = ClassAd.__new__(ClassAd)
+    try:
+        ad._exprs = dict(zip(shape[0], map(_value, obj.values()), strict=True))
+    except JsonAdError:
+        for name, value in obj.items():  # again, for the attribute's name in the error
+            expr_from_json(value, f"{where}, attribute {name}")
+        raise
+    ad._names, ad._shared, ad._views, ad.parent = dict(shape[1]), False, None, None
     return ad
+
+
+_shapes: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str]]] = {}
+_strings: dict[str, Expr] = {}
+_integers: dict[int, Expr] = {}
+_reals: dict[float, Expr] = {}
+_TRUE, _FALSE = _literal_expr(bool, True), _literal_expr(bool, False)
+_MAX_CACHED = 100_000
+
+
+def _shape(keys: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The lower-case keys of an ad's names, and each one's first spelling."""
+    lowers = tuple(name.lower() for name in keys)
+    names: dict[str, str] = {}
+    for key, name in zip(lowers, keys, strict=True):
+        names.setdefault(key, name)
+    if len(_shapes) >= 1000:
+        _shapes.clear()
+    _shapes[keys] = (lowers, names)
+    return lowers, names
+
+
+def _value(value: Any) -> Expr:
+    """``expr_from_json`` of an attribute's value, remembered per type (``1 == True ==
+    1.0``), as most of an ad's values are the same few."""
+    kind = type(value)
+    if kind is str:
+        expr = _strings.get(value)
+    elif kind is int:
+        expr = _integers.get(value)
+    elif kind is bool:
+        return _TRUE if value else _FALSE
+    elif kind is float:
+        expr = _reals.get(value)
+        if expr is not None and not (value or _positive(value)):
+            expr = None  # -0.0 found 0.0
+    else:
+        return expr_from_json(value)
+    return _remember(kind, value) if expr is None else expr
+
+
+def _remember(kind: type, value: Any) -> Expr:
+    expr = expr_from_json(value)
+    if kind is float and (value != value or not (value or _positive(value))):
+        return expr  # NaN and -0.0: a dict cannot tell them apart
+    cache: dict = _strings if kind is str else _integers if kind is int else _reals
+    if len(cache) >= _MAX_CACHED:
+        cache.clear()
+    cache[value] = expr
+    return expr
+
+
+def _positive(zero: float) -> bool:
+    return math.copysign(1.0, zero) > 0
 
 
 def expr_from_json(value: object, where: str = "the value") -> Expr:

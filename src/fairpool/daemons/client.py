@@ -16,6 +16,7 @@ import httpx
 
 from ..security import credentials
 from .errors import ApiError, Unavailable, error_from_body
+from .jsonbody import loads
 
 __all__ = ["Api", "SyncApi"]
 
@@ -24,7 +25,7 @@ _TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 
 def _answer(response: httpx.Response) -> Any:
     try:
-        body = json.loads(response.content) if response.content else None
+        body = loads(response.content) if response.content else None
     except ValueError:
         body = None
     if response.status_code >= 400:

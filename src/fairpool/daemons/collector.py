@@ -64,6 +64,7 @@ from .addresses import is_local, listed_collectors
 from .client import Api
 from .context import Context, knob_int
 from .errors import BadRequest, NotFound, Unavailable
+from .jsonbody import loads
 from .update_stats import AdUpdates, UpdateStats
 
 __all__ = ["Collector"]
@@ -81,6 +82,12 @@ class _Entry:
     absent: bool = False
     offline: bool = False
     updates: AdUpdates | None = None  # COLLECTOR_DAEMON_STATS
+    text: bytes | None = None  # ``obj`` as JSON, written at the first query that sends it
+
+    def encoded(self) -> bytes:
+        if self.text is None:
+            self.text = _dumps(self.obj)
+        return self.text
 
     def classad(self) -> ClassAd:
         assert self.ad is not None  # parsed at update (the collector's own ad: at once)
@@ -170,19 +177,22 @@ class Collector:
         for number, obj in enumerate(objs):
             if not isinstance(obj, dict):
                 raise BadRequest(f"ads[{number}]: expected a JSON object")
-            kind, key = _key(obj, f"ads[{number}]")
+            ad = _parsed(obj, f"ads[{number}]")  # its attributes found without case
+            kind, key = _key(ad, f"ads[{number}]")
             table = self.ads.setdefault(kind, {})
             before = table.get(key)
             seen = before.updates if before is not None else None
-            updates = self.stats.count(kind, seen, _field(obj, "UpdateSequenceNumber"))
+            updates = self.stats.count(kind, seen, ad.get("UpdateSequenceNumber"))
             if self.daemon_stats:
-                obj = {**obj, **updates.attributes(now)}
-            ad = _parsed(obj, f"ads[{number}]")
-            lifetime = _field(obj, "ClassAdLifetime")
+                added = updates.attributes(now)
+                obj = {**obj, **added}
+                for name, value in added.items():
+                    ad[name] = value
+            lifetime = ad.get("ClassAdLifetime")
             ttl = lifetime if type(lifetime) is int and lifetime > 0 else self.lifetime
             secret = (private or {}).get(key[0])
             entry = table[key] = _Entry(obj, now + ttl, secret, ad, updates=updates)
-            if kind == "machine" and _field(obj, "Offline") is True:
+            if kind == "machine" and ad.get("Offline") is True:
                 entry.offline = True
                 entry.expires = _until(now, self.offline_lifetime)
                 self._persist(kind, key, entry)
@@ -301,13 +311,31 @@ class Collector:
     ) -> list[dict[str, Any]]:
         wanted = {name.lower() for name in projection} if projection else None
         sees_absent = _names_absent(constraint, wanted)
-        found = []
-        for entry in self._matching(kind, constraint, now, sees_absent):
-            obj = entry.project(wanted)
-            if private and entry.private:
-                obj = {**obj, **entry.private}
-            found.append(obj)
-        return found
+        return [
+            _shown(entry, wanted, private)
+            for entry in self._matching(kind, constraint, now, sees_absent)
+        ]
+
+    def query_json(
+        self,
+        kind: str,
+        constraint: Expr | None,
+        projection: list[str] | None,
+        private: bool,
+        now: float,
+    ) -> bytes:
+        """``query``'s answer as the JSON body ``{"ads": [...]}``. An ad sent whole is
+        written once per update and its bytes kept, so that a query of thousands of ads
+        costs their constraint and a join, not their encoding."""
+        wanted = {name.lower() for name in projection} if projection else None
+        sees_absent = _names_absent(constraint, wanted)
+        parts = [
+            entry.encoded()
+            if wanted is None and not (private and entry.private)
+            else _dumps(_shown(entry, wanted, private))
+            for entry in self._matching(kind, constraint, now, sees_absent)
+        ]
+        return b'{"ads":[' + b",".join(parts) + b"]}"
 
     def query_ads(self, kind: str, constraint: Expr | None, now: float) -> list[ClassAd]:
         """The public ads a query finds, as the parsed ads kept (for a front end that
@@ -528,15 +556,27 @@ class Collector:
     ) -> Response:
         if private:  # claim ids: for the negotiator's eyes only
             require(request, Level.NEGOTIATOR, "private attributes (claim ids)")
-        found = self.query(kind, _constraint(constraint), projection, private, self.ctx.env.now)
-        return Response(json.dumps({"ads": found}), media_type="application/json")
+        found = self.query_json(
+            kind, _constraint(constraint), projection, private, self.ctx.env.now
+        )
+        return Response(found, media_type="application/json")
 
 
-def _key(obj: dict[str, Any], where: str) -> tuple[str, tuple[str, str]]:
-    kind, name = _field(obj, "MyType"), _field(obj, "Name")
+def _shown(entry: _Entry, wanted: set[str] | None, private: bool) -> dict[str, Any]:
+    """An ad as a query shows it: projected, with its private attributes if asked."""
+    obj = entry.project(wanted)
+    return {**obj, **entry.private} if private and entry.private else obj
+
+
+def _dumps(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def _key(ad: ClassAd, where: str) -> tuple[str, tuple[str, str]]:
+    kind, name = ad.get("MyType"), ad.get("Name")
     if not isinstance(kind, str) or not isinstance(name, str):
         raise BadRequest(f"{where}: an ad needs MyType and Name strings")
-    schedd = _field(obj, "ScheddName") if kind.lower() == "submitter" else ""
+    schedd = ad.get("ScheddName") if kind.lower() == "submitter" else ""
     return kind.lower(), (name, schedd if isinstance(schedd, str) else "")
 
 
@@ -595,7 +635,7 @@ def _constraint(text: object) -> Expr | None:
 
 async def _json_body(request: Request) -> dict[str, Any]:
     try:
-        body = json.loads(await request.body())
+        body = loads(await request.body())
     except ValueError as err:
         raise BadRequest(f"the body is not JSON: {err}") from None
     if not isinstance(body, dict):

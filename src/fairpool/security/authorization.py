@@ -110,9 +110,11 @@ def _resolve(host: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def address_of(host: str | None) -> Address | None:
     """A client's address as a policy compares it (an IPv4 address mapped into IPv6 as
-    the IPv4 one); None when there is none."""
+    the IPv4 one); None when there is none. Remembered: a pool's callers are few, and
+    every request asks."""
     if host is None:
         return None
     try:

@@ -30,7 +30,7 @@ class Level(StrEnum):
     @property
     def implied_by(self) -> frozenset[Level]:
         """The levels that grant this one (itself among them)."""
-        return frozenset(level for level in Level if self in level.implied)
+        return _IMPLIED_BY[self]
 
 
 _IMPLIES = {
@@ -39,6 +39,9 @@ _IMPLIES = {
     Level.ADMINISTRATOR: frozenset({Level.ADMINISTRATOR, Level.WRITE, Level.READ}),
     Level.DAEMON: frozenset({Level.DAEMON, Level.WRITE, Level.READ}),
     Level.NEGOTIATOR: frozenset({Level.NEGOTIATOR, Level.READ}),
+}
+_IMPLIED_BY = {
+    level: frozenset(other for other in Level if level in _IMPLIES[other]) for level in Level
 }
 
 

@@ -109,6 +109,9 @@ class Slot:
     changes_made: int = 0
     alive: bool = True
     pair_times: dict[str, int] = field(default_factory=dict)  # TotalTime<State><Activity>
+    sampled: tuple[int, object] | None = field(
+        default=None, repr=False, compare=False
+    )  # (t, inputs) last published in the ad (Startd._sample)
 
     @property
     def pair(self) -> tuple[State, Activity]:

@@ -138,11 +138,21 @@ class Startd(DrainMixin):
             raise ValueError(f"time went backwards: {t} < {self.now}")
         self.account(t)
         self.now = t
-        values = {k: v for k, v in self.inputs(t).items() if k.lower() not in JOB_ONLY}
+        inputs = self.inputs(t)
+        values = None
         for slot in self.slots.values():
+            # A slot sampled at t already, with the same measurements (a live startd's, taken
+            # once a second: each event of that second samples again) and the same claim,
+            # has them in its ad: a change of state or job at t adds no time to any total.
+            last = slot.sampled
+            if last is not None and last[0] == t and last[1] is inputs and last[2] is slot.claim:
+                continue
+            if values is None:
+                values = {k: v for k, v in inputs.items() if k.lower() not in JOB_ONLY}
             publish(slot.ad, values)
             publish(slot.ad, {"CurrentTime": t, "LastHeardFrom": t})
             slot.publish_times(t)
+            slot.sampled = (t, inputs, slot.claim)
 
     def _prepare(self, t: int) -> None:
         """Everything before an event at ``t``: earlier moments, then the timers of ``t``."""
