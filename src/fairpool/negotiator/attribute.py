@@ -1,8 +1,10 @@
 """Reading one attribute of an ad the quick way.
 
 A cycle reads a few attributes of every slot and every idle job (state, names, request
-sizes, schedd order). Most of them are literals, whose value needs no evaluation; a
-million jobs make the difference count.
+sizes, schedd order, the slot's weight). Most of them are literals, whose value needs no
+evaluation, or a plain reference to a literal of the same ad (a slot's ``SlotWeight =
+Cpus``), whose value is that literal's; a million jobs or 100,000 slots make the
+difference count.
 """
 
 from __future__ import annotations
@@ -11,14 +13,27 @@ from typing import Any
 
 from ..classad import ClassAd
 from ..classad.ad import to_python
-from ..classad.scope import NOT_CONST
+from ..classad.nodes import AttrRef
+from ..classad.scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES
+from ..classad.values import UNDEFINED
 
 __all__ = ["attribute"]
 
 
-def attribute(ad: ClassAd, name: str) -> Any:
-    """``ad.eval(name)``, without an evaluation when the attribute is a literal."""
-    expr = ad._exprs.get(name.lower())
-    if expr is not None and expr.const is not NOT_CONST:
+def attribute(ad: ClassAd, name: str, now: float | None = None) -> Any:
+    """``ad.eval(name, now=now)``, without an evaluation when the attribute is absent, a
+    literal, or names another attribute of the ad that is a literal."""
+    exprs = ad._exprs
+    expr = exprs.get(name.lower())
+    if expr is None:
+        return UNDEFINED
+    if expr.const is not NOT_CONST:
         return to_python(expr.const)
-    return ad.eval(name)
+    node = expr.node
+    if type(node) is AttrRef and node.scope is None and not node.absolute:
+        lname = node.lname
+        if lname not in SPECIAL_NAMES and lname not in MATCH_SCOPE_NAMES:
+            found = exprs.get(lname)
+            if found is not None and found.const is not NOT_CONST:
+                return to_python(found.const)
+    return ad.eval(name, now=now)

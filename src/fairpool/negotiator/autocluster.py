@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import repeat
+from operator import attrgetter, is_
 
 from ..classad import ClassAd, Expr
 from ..classad.nodes import AttrRef, Node, children
@@ -56,6 +58,17 @@ _VOLATILE = frozenset(
         "TOPLEVEL",
     )
 )
+_CONST, _NODE = attrgetter("const"), attrgetter("node")
+
+
+class _Missing:
+    """What an absent attribute looks like to a trace: no tree, not a literal."""
+
+    const = NOT_CONST
+    node = None
+
+
+_MISSING = _Missing()
 _SLOT_PREFIX = re.compile(r"^Slot[0-9]*_", re.IGNORECASE)
 _ALWAYS = ("Requirements", "Rank", "ConcurrencyLimits", "ConcurrencyLimitsExpr")
 
@@ -75,6 +88,28 @@ def _shape(expr: Expr | None) -> object:
     return True if expr.const is not NOT_CONST else expr.node
 
 
+class _Trace:
+    """The names one trace reached, and what it looked at to reach them: attributes
+    that were absent, literals, or expressions (by syntax tree). Checked for another ad
+    without a Python step per name: a pool's 100,000 slots are checked every cycle."""
+
+    def __init__(self, looked: dict[str, object], names: frozenset[str]) -> None:
+        self.absent = tuple(n for n, shape in looked.items() if shape is None)
+        self.literal = tuple(n for n, shape in looked.items() if shape is True)
+        self.trees = tuple(n for n, shape in looked.items() if shape not in (None, True))
+        self.nodes = tuple(looked[n] for n in self.trees)
+        self.names = names
+
+    def holds(self, exprs: dict[str, Expr]) -> bool:
+        trees = map(exprs.get, self.trees, repeat(_MISSING))
+        if not all(map(is_, map(_NODE, trees), self.nodes)):  # stops at the first other
+            return False
+        if any(map(exprs.__contains__, self.absent)):
+            return False
+        literals = list(map(exprs.get, self.literal, repeat(_MISSING)))
+        return not any(map(is_, map(_CONST, literals), repeat(NOT_CONST)))
+
+
 class NameCollector:
     """Names mentioned by expressions, following an ad's own attributes, cached per tree.
 
@@ -86,7 +121,7 @@ class NameCollector:
     def __init__(self) -> None:
         self.by_node: dict[int, frozenset[str]] = {}
         self.keep: list[Node] = []
-        self.traces: dict[tuple[int, int], list[tuple[tuple, frozenset[str]]]] = {}
+        self.traces: dict[tuple[int, int], list[_Trace]] = {}
 
     def of(self, node: Node) -> frozenset[str]:
         found = self.by_node.get(id(node))
@@ -103,9 +138,9 @@ class NameCollector:
         exprs = ad._exprs
         key = (id(exprs.get("requirements")), id(exprs.get("rank")))
         traces = self.traces.setdefault(key, [])
-        for looked_at, names in traces:
-            if all(_shape(exprs.get(name)) is shape for name, shape in looked_at):
-                return names
+        for trace in traces:
+            if trace.holds(exprs):
+                return trace.names
         looked: dict[str, object] = {}
 
         def has(lname: str) -> bool:
@@ -126,7 +161,7 @@ class NameCollector:
                 if has(mentioned.lower()) and mentioned.lower() not in seen:
                     pending.append(mentioned)
         names = frozenset(out)
-        traces.append((tuple(looked.items()), names))
+        traces.append(_Trace(looked, names))
         return names
 
 

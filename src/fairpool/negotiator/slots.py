@@ -134,8 +134,8 @@ def slot_weight(ad: ClassAd, params: NegotiatorParams, now: float) -> float:
     """What the slot costs in the pie."""
     if not params.use_slot_weights:
         return 1.0
-    if "SlotWeight" in ad and not params.force_slot_weight:
-        value = ad.eval("SlotWeight", now=now)
+    if "slotweight" in ad._exprs and not params.force_slot_weight:
+        value = attribute(ad, "SlotWeight", now)
     else:
         value = evaluate(params.slot_weight, ad, now=now)
     if type(value) in (int, float) and value >= 0:
@@ -211,7 +211,7 @@ def _true(expr: Expr, ad: ClassAd, now: float) -> bool:
 
 
 def _string(ad: ClassAd, name: str) -> str:
-    value = attribute(ad, name) if name in ad else ""
+    value = attribute(ad, name) if name.lower() in ad._exprs else ""
     return value if isinstance(value, str) else ""
 
 

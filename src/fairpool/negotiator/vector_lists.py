@@ -16,6 +16,7 @@ Candidates are made one at a time as ``find_slot`` pops them, best first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ import numpy as np
 from ..classad import ClassAd, Expr
 from ..classad.vector import SlotColumns, VectorMatch
 from ..classad.vector.cells import INT, B, R, is_vec
+from ..classad.vector.classes import RowClasses
 from ..classad.vector.fallback import job_token
 from .attribute import attribute
 from .candidates import (
@@ -101,6 +103,12 @@ def satisfied_cells(value: Any, n: int) -> np.ndarray:
     return ok & (number != 0)
 
 
+def _number_or_zero(value: Any, n: int) -> np.ndarray:
+    """A rank: its value where it is a number or boolean, else 0.0."""
+    ok, number = _numbers(value, n)
+    return np.where(ok, number, 0.0)
+
+
 class VectorLists:
     """Per cycle: the columns of the candidate slots and the autoclusters' evaluations."""
 
@@ -129,6 +137,8 @@ class VectorLists:
         self.user = np.array([code.get(s.remote_user, _NONE) for s in slots], np.int64)
         self.index = np.array([s.index for s in slots], np.int64)
         self.cache: dict[int, _Entry] = {}
+        self.eligible = np.flatnonzero(~self.skip & ~self.policy)  # rows _evaluate reads
+        self.classes: dict[str, RowClasses] = {}  # of the eligible rows, per expression
         column = columns.column("currentrank")
         number, value = _numbers(column.cells, len(slots))
         self.current_rank = np.where(number, value, 0.0)
@@ -172,32 +182,26 @@ class VectorLists:
         return match_list(job, slots, turn, self.params, eup_of, self.now, reasons)
 
     def _evaluate(self, job: ClassAd, autocluster: int) -> _Entry:
+        """The autocluster's evaluation over the free slots; each expression at one row
+        of each class of rows alike in what it reads, where there are such classes
+        (classad/vector/classes.py: pools are made of copies of a few machines)."""
         params = self.params
-        free = np.flatnonzero(~self.board & ~self.skip & ~self.policy)
+        rows = np.flatnonzero(~self.board & ~self.skip & ~self.policy)
         vm = VectorMatch(self.columns, job, now=self.now)
-        ok = satisfied_cells(vm.attribute("requirements", free, my_is_slot=False), len(free))
-        rows = free[ok]
-        ok = satisfied_cells(vm.attribute("requirements", rows, my_is_slot=True), len(rows))
-        rows = rows[ok]
+        rows = rows[self._on(vm, "job requirements", rows, "requirements", False, satisfied_cells)]
+        rows = rows[self._on(vm, "requirements", rows, "requirements", True, satisfied_cells)]
         n = len(rows)
-        pre = self._negotiator_rank(vm, params.pre_job_rank, rows)
-        job_number, job_value = _numbers(vm.attribute("rank", rows, my_is_slot=False), n)
-        post = self._negotiator_rank(vm, params.post_job_rank, rows)
+        pre = self._negotiator_rank(vm, "pre", params.pre_job_rank, rows)
+        job_rank = self._on(vm, "job rank", rows, "rank", False, _number_or_zero)
+        post = self._negotiator_rank(vm, "post", params.post_job_rank, rows)
         claimed = self.user[rows] != _NONE if params.consider_preemption else np.zeros(n, bool)
         slot_rank, preempt = np.zeros(n), np.full(n, -FLT_MAX)
         at = np.flatnonzero(claimed)
         if len(at):
-            number, value = _numbers(vm.attribute("rank", rows[at], my_is_slot=True), len(at))
-            slot_rank[at] = np.where(number, value, 0.0)
-            preempt[at] = self._negotiator_rank(vm, params.preemption_rank, rows[at])
+            slot_rank[at] = self._on(vm, "rank", rows[at], "rank", True, _number_or_zero)
+            preempt[at] = self._negotiator_rank(vm, "preempt", params.preemption_rank, rows[at])
         entry = _Entry(
-            {n: job_token(job, n) for n in vm.read},
-            rows,
-            pre,
-            np.where(job_number, job_value, 0.0),
-            post,
-            slot_rank,
-            preempt,
+            {n: job_token(job, n) for n in vm.read}, rows, pre, job_rank, post, slot_rank, preempt
         )
         if not claimed.any():
             entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
@@ -205,13 +209,41 @@ class VectorLists:
             self.cache[autocluster] = entry
         return entry
 
-    def _negotiator_rank(self, vm: VectorMatch, expr: Expr | None, rows: np.ndarray) -> Any:
+    def _classes(self, stage: str) -> RowClasses:
+        found = self.classes.get(stage)
+        if found is None:
+            found = self.classes[stage] = RowClasses(self.columns, self.eligible)
+        return found
+
+    def _on(
+        self,
+        vm: VectorMatch,
+        stage: str,
+        rows: np.ndarray,
+        name: str,
+        my_is_slot: bool,
+        convert: Callable[[Any, int], np.ndarray],
+    ) -> np.ndarray:
+        """Attribute ``name`` of the slot or the job at ``rows``, as ``convert`` reads it."""
+
+        def compute(at: np.ndarray) -> np.ndarray:
+            return convert(vm.attribute(name, at, my_is_slot=my_is_slot), len(at))
+
+        return self._classes(stage).evaluate(vm, rows, compute)
+
+    def _negotiator_rank(
+        self, vm: VectorMatch, stage: str, expr: Expr | None, rows: np.ndarray
+    ) -> np.ndarray:
         if expr is None:
             return np.full(len(rows), LOWEST)
-        number, value = _numbers(vm.expression(expr, rows, my_is_slot=True), len(rows))
-        with np.errstate(over="ignore"):
-            single = value.astype(np.float32).astype(np.float64)
-        return np.where(number, single, LOWEST)
+
+        def compute(at: np.ndarray) -> np.ndarray:
+            number, value = _numbers(vm.expression(expr, at, my_is_slot=True), len(at))
+            with np.errstate(over="ignore"):
+                single = value.astype(np.float32).astype(np.float64)
+            return np.where(number, single, LOWEST)
+
+        return self._classes(stage).evaluate(vm, rows, compute)
 
     def _ordered(
         self,
@@ -262,10 +294,15 @@ class VectorLists:
         if params.preempt_on_better_priority_only and len(rest):
             eups = np.array([eup_of(u) for u in self.users], np.float64)
             rest = rest[turn.eup < eups[user[rest]]]
-        if params.preemption_requirements is not None and len(rest):
+        requirements = params.preemption_requirements
+        if requirements is not None and len(rest):
             vm = VectorMatch(self.columns, job, now=self.now)
-            value = vm.expression(params.preemption_requirements, rows[rest], my_is_slot=True)
-            allowed = satisfied_cells(value, len(rest))
+
+            def compute(at: np.ndarray) -> np.ndarray:
+                value = vm.expression(requirements, at, my_is_slot=True)
+                return satisfied_cells(value, len(at))
+
+            allowed = self._classes("preemption requirements").evaluate(vm, rows[rest], compute)
             if not allowed.all():
                 reasons.add(REJECT_POLICY)
             rest = rest[allowed]

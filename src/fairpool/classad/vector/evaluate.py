@@ -117,13 +117,15 @@ class VectorMatch(ScalarCells):
                 if memo is not None and memo.done[rows].all():
                     for name in names:
                         self._reads(name)
+                    self.slot_log += variants.slot_names
                     return memo.cells.take(rows)
-        mark, unknown = len(self.log), self.unknown
+        mark, unknown, slot_mark = len(self.log), self.unknown, len(self.slot_log)
         value = self._computed(node, rows, side, stack)
         if self.unknown == unknown:
             names = tuple(sorted(set(self.log[mark:])))
             tokens = tuple(job_token(self.job, n) for n in names)
-            self.columns.remember(key, node, names, tokens, rows, value)
+            read = self.slot_log[slot_mark:]
+            self.columns.remember(key, node, names, tokens, rows, value, read)
         return value
 
     def _computed(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
@@ -240,7 +242,7 @@ class VectorMatch(ScalarCells):
         if side == JOB:
             self._reads(lname)
             return lname in self.job._exprs
-        return bool(self.columns.column(lname).present[rows].any())
+        return bool(self._column(lname).present[rows].any())
 
     def _name(self, lname: str, rows: np.ndarray, side: int, stack: tuple) -> Any:
         """An unscoped name: the current ad's, else the other ad's."""
@@ -249,7 +251,7 @@ class VectorMatch(ScalarCells):
             if lname in self.job._exprs:
                 return self._own(lname, rows, JOB, stack)
             return self._own(lname, rows, SLOT, stack)
-        column = self.columns.column(lname)
+        column = self._column(lname)
         present = column.present[rows]
         if present.all():
             return self._slot_values(column, rows, stack)
@@ -263,7 +265,7 @@ class VectorMatch(ScalarCells):
     def _own(self, lname: str, rows: np.ndarray, side: int, stack: tuple) -> Any:
         """An ad's own attribute, UNDEFINED where it has none."""
         if side == SLOT:
-            return self._slot_values(self.columns.column(lname), rows, stack)
+            return self._slot_values(self._column(lname), rows, stack)
         self._reads(lname)
         expr = self.job._exprs.get(lname)
         if expr is None:

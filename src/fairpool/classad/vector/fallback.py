@@ -16,7 +16,7 @@ from ..nodes import AttrRef, Call, Node, Subscript, children
 from ..scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES, eval_attr
 from ..values import UNDEFINED, Error
 from .cells import Vec, vec_of
-from .table import SlotColumns
+from .table import Column, SlotColumns
 
 __all__ = ["JOB", "SLOT", "ScalarCells", "Whole", "job_token"]
 
@@ -52,6 +52,12 @@ class ScalarCells:
         self.log: list[str] = []  # names read from the job, in order (see _kept)
         self.unknown = 0  # reads of the job that ``log`` does not describe
         self.dynamic = False  # something was read that ``read`` does not describe
+        self.slot_log: list[str] = []  # slot columns read, in order (classes.py)
+
+    def _column(self, lname: str) -> Column:
+        """The slot column ``lname``, noted as read."""
+        self.slot_log.append(lname)
+        return self.columns.column(lname)
 
     def _whole(self) -> None:
         """The scalar path reads what it likes of the job: nothing of this evaluation
@@ -119,7 +125,7 @@ class ScalarCells:
                 expr = self.job._exprs.get(lname)
                 if expr is not None and expr.const is NOT_CONST:
                     self.dynamic = True
-                if bool((self.columns.column(lname).group[rows] >= 0).any()):
+                if bool((self._column(lname).group[rows] >= 0).any()):
                     self.dynamic = True
         for child in children(node):
             self._scan(child, rows, node)

@@ -130,6 +130,7 @@ class Variants:
     def __init__(self, node: Any) -> None:
         self.node = node  # kept so that the id in the memo's key stays this node's
         self.by_names: dict[tuple[str, ...], dict[tuple, Memo]] = {}
+        self.slot_names: set[str] = set()  # the slot columns its values read
 
 
 class SlotColumns:
@@ -167,12 +168,21 @@ class SlotColumns:
         return column
 
     def remember(
-        self, key: tuple, node: Any, names: tuple, tokens: tuple, rows: np.ndarray, value: Any
+        self,
+        key: tuple,
+        node: Any,
+        names: tuple,
+        tokens: tuple,
+        rows: np.ndarray,
+        value: Any,
+        slot_names: Iterable[str] = (),
     ) -> None:
-        """Keep a sub-expression's value at ``rows`` (VectorMatch._kept), within budget."""
+        """Keep a sub-expression's value at ``rows`` (VectorMatch._kept), within budget;
+        ``slot_names``: the slot columns it read (given back with it)."""
         variants = self.memo.get(key)
         if variants is None or variants.node is not node:
             variants = self.memo[key] = Variants(node)
+        variants.slot_names.update(slot_names)
         by_tokens = variants.by_names.setdefault(names, {})
         memo = by_tokens.get(tokens)
         if memo is None:

@@ -1,0 +1,106 @@
+"""Rows alike in what an evaluation reads are evaluated once (classad/vector/classes.py):
+the value spread over a class is the value at every row of it, also when the columns an
+evaluation reads only show up through values kept from an earlier evaluation."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.vector.test_same_decisions import _PREEMPTION, _decisions, jobs, slot
+
+from fairpool.classad import ClassAd, Expr
+from fairpool.classad.vector import SlotColumns, VectorMatch
+from fairpool.classad.vector.classes import RowClasses
+from fairpool.negotiator import NegotiatorParams
+
+NOW = 1_750_000_000.0
+
+
+def _slots(memories: list[int]) -> list[ClassAd]:
+    out = []
+    for k, memory in enumerate(memories):
+        ad = ClassAd({"MyType": "Machine", "Name": f"slot{k}@h", "Memory": memory, "Cpus": 1})
+        out.append(ad)
+    return out
+
+
+def _truth(vm: VectorMatch, expr: Expr, rows: np.ndarray) -> np.ndarray:
+    value = vm.expression(expr, rows, my_is_slot=True)
+    if isinstance(value, bool):
+        return np.full(len(rows), value)
+    return (value.tag == 2) & (value.i != 0)
+
+
+def test_classes_follow_the_columns_drawn_on():
+    columns = SlotColumns(_slots([1, 2, 1, 2, 1, 2, 1, 2]))
+    rows = np.arange(8)
+    classes = RowClasses(columns, rows)
+    assert len(classes.reps) == 1
+    classes.refine(["cpus"])  # alike in Cpus: still one class
+    assert len(classes.reps) == 1
+    classes.refine(["memory"])
+    assert classes.reps.tolist() == [0, 1]
+    assert classes.of_row.tolist() == [0, 1, 0, 1, 0, 1, 0, 1]
+
+
+def test_too_many_classes_are_not_used():
+    columns = SlotColumns(_slots(list(range(8))))
+    classes = RowClasses(columns, np.arange(8))
+    classes.refine(["memory"])  # 8 classes of 8 rows
+    assert not classes.useful
+
+
+def test_a_value_kept_from_an_earlier_evaluation_still_draws_its_classes():
+    """The memo gives back a sub-expression's value without reading its columns again;
+    the columns it read come back with it, so the classes are drawn on Memory."""
+    columns = SlotColumns(_slots([1, 2, 1, 2, 1, 2, 1, 2]))
+    job = ClassAd({"MyType": "Job", "RequestMemory": 2})
+    expr = Expr("(Memory >= TARGET.RequestMemory) && (Cpus > 0)")
+    rows = np.arange(8)
+    whole = _truth(VectorMatch(columns, job, now=NOW), expr, rows)  # fills the memo
+    assert whole.tolist() == [False, True] * 4
+    vm = VectorMatch(columns, job, now=NOW)
+    classes = RowClasses(columns, rows)
+    spread = classes.evaluate(vm, rows, lambda at: _truth(vm, expr, at))
+    assert spread.tolist() == whole.tolist()
+    assert "memory" in classes.key
+
+
+def test_an_evaluation_of_what_names_do_not_describe_uses_every_row():
+    columns = SlotColumns(_slots([1, 2, 1, 2]))
+    job = ClassAd({"MyType": "Job", "Want": Expr("MY.Memory")})  # an expression of the job
+    expr = Expr('eval(strcat("Mem", "ory")) > 1')
+    vm = VectorMatch(columns, job, now=NOW)
+    classes = RowClasses(columns, np.arange(4))
+    spread = classes.evaluate(vm, np.arange(4), lambda at: _truth(vm, expr, at))
+    assert spread.tolist() == [False, True, False, True]
+    assert not classes.useful and vm.dynamic
+
+
+@st.composite
+def copied_pools(draw: st.DrawFn):
+    """A few kinds of slot, each copied several times under other names: pools whose
+    rows fall into classes."""
+    kinds = [draw(slot(k)) for k in range(draw(st.integers(1, 4)))]
+    slots = []
+    for k in range(draw(st.integers(24, 40))):
+        ad = kinds[k % len(kinds)].copy()
+        ad["Name"] = f"slot{k}@host{k // 4}"
+        ad["Machine"] = f"host{k // 4}"
+        slots.append(ad)
+    preemption = draw(st.sampled_from(_PREEMPTION))
+    params = NegotiatorParams(
+        accounting_domain="d",
+        consider_preemption=draw(st.booleans()),
+        preemption_requirements=Expr(preemption) if preemption else None,
+        preempt_on_better_priority_only=draw(st.booleans()),
+    )
+    return slots, draw(jobs()), params
+
+
+@settings(max_examples=max(30, settings.default.max_examples // 2))
+@given(copied_pools())
+def test_vector_over_classes_and_scalar_decide_alike(pool):
+    slots, jobs_, params = pool
+    assert _decisions(slots, jobs_, params, "vector") == _decisions(slots, jobs_, params, "scalar")
