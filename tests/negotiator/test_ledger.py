@@ -16,6 +16,7 @@ from fairpool.classad import Expr
 from fairpool.negotiator import run_cycle
 from fairpool.negotiator.concurrency import LimitConfig
 from fairpool.negotiator.sums import exact_sum
+from fairpool.negotiator.vector_lists import VectorLists
 from fairpool.sim.pool import Pool
 
 USERS = ("ann", "bob", "cat")
@@ -80,17 +81,24 @@ def _decisions(result):
 
 
 @settings(max_examples=300)
-@given(pools())
-def test_the_ledger_decides_as_the_plain_cycle(pool_spec):
+@given(pools(), st.sampled_from((0, 2, 16)), st.sampled_from((0, 16)))
+def test_the_ledger_decides_as_the_plain_cycle(pool_spec, probe, scalar_rows):
+    """``probe``: standing slots policy_blocks tries one at a time (0: it evaluates them
+    all as vectors); ``scalar_rows``: free slots read on the scalar path (0: never)."""
     slots, jobs, params = pool_spec
     pool, accountant = Pool(slots, jobs, "d"), _accountant()
     view = accountant.view().__getitem__
-    for step in range(2):
-        now = NOW + 60 * step
-        plain = run_cycle(pool.snapshot(now, params), view, params, now=now)
-        kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
-        assert _decisions(kept) == _decisions(plain)
-        pool.apply(plain, now)
+    pool.ledger.probe = probe
+    default, VectorLists.scalar_rows = VectorLists.scalar_rows, scalar_rows
+    try:
+        for step in range(2):
+            now = NOW + 60 * step
+            plain = run_cycle(pool.snapshot(now, params), view, params, now=now)
+            kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
+            assert _decisions(kept) == _decisions(plain)
+            pool.apply(plain, now)
+    finally:
+        VectorLists.scalar_rows = default
 
 
 def test_exact_sums_do_not_depend_on_order_or_grouping():

@@ -11,7 +11,9 @@ matched has the same expression for every name the evaluation read from the job 
 nothing it read is set per submitter (``Submitter*``) or beyond what names describe
 (subscripts, ``eval``...). What depends on the turn (which submitter, its EUP, startd-rank
 only, PREEMPTION_REQUIREMENTS) is decided again at every turn, as the scalar path does.
-Candidates are made one at a time as ``find_slot`` pops them, best first.
+Candidates are made one at a time as ``find_slot`` pops them, best first. When few slots
+are free (``VectorLists.scalar_rows``), the scalar path reads them one at a time instead: that costs
+less than a vector evaluation's fixed cost, and gives the same list.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ _PER_SUBMITTER = frozenset(
     )
 )
 _NONE = -1
+_EMPTY = np.zeros(0, np.int64)
 
 
 class CandidateSlots(list):
@@ -112,6 +115,8 @@ def _number_or_zero(value: Any, n: int) -> np.ndarray:
 class VectorLists:
     """Per cycle: the columns of the candidate slots and the autoclusters' evaluations."""
 
+    scalar_rows = 16  # free slots at most that match_list reads one at a time (scalar path)
+
     def __init__(
         self,
         slots: list[Slot],
@@ -153,17 +158,21 @@ class VectorLists:
         reasons: set[str],
     ) -> _Lazy:
         """Every slot the job could take, best popped first (candidates.match_list)."""
+        free = ~self.board & ~self.skip
+        if np.count_nonzero(free) <= self.scalar_rows and autocluster not in self.cache:
+            # a vector evaluation's fixed cost is that of dozens of slots one at a time
+            found = self._scalar(job, np.flatnonzero(free), turn, eup_of, reasons)
+            return _Lazy(self, None, _EMPTY, _EMPTY, found)
         entry = self.cache.get(autocluster)
         if entry is None or any(job_token(job, n) != v for n, v in entry.read.items()):
             entry = self._evaluate(job, autocluster)
-        free = ~self.board & ~self.skip
         rows = np.flatnonzero(self.policy & free)
         found = self._scalar(job, rows, turn, eup_of, reasons)
         if entry.unordered or any(k != k for c in found for k in c.key):
             # NaN ranks: tuples with NaN sort by object identity in Python, which only
             # the scalar path reproduces; it decides this list on its own
             found = self._scalar(job, np.flatnonzero(free), turn, eup_of, reasons)
-            return _Lazy(self, entry, np.zeros(0, np.int64), np.zeros(0, np.int64), found)
+            return _Lazy(self, entry, _EMPTY, _EMPTY, found)
         live = ~self.board[entry.rows]
         return self._ordered(job, entry, live, turn, eup_of, reasons, found)
 
@@ -337,7 +346,7 @@ class _Lazy:
     def __init__(
         self,
         lists: VectorLists,
-        entry: _Entry,
+        entry: _Entry | None,
         state: np.ndarray,
         order: np.ndarray,
         found: list[Candidate],
