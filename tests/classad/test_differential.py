@@ -210,3 +210,16 @@ def test_symmetric_match(my, target):
         assert evaluate_case(case, evaluator) == answer.target_requirements, evaluator
         case.update(kind="match", my=my, target=target)
         assert evaluate_case(case, evaluator) == ("true" if answer.match else "false"), evaluator
+
+
+@pytest.mark.xfail(strict=True, reason="known: a circular reference through ROOT is undefined")
+@pytest.mark.skipif(not AVAILABLE, reason="classad2 is not installed")
+def test_a_list_element_selecting_itself_through_root():
+    """Found by test_expression_without_scope (2026-11-25): a list element that selects its
+    own list through ROOT is a circular reference to fairpool (undefined, spec §7.6), but
+    classad2 gives error, as fairpool does for the same element without ROOT
+    (``[x = {x[0]}].x[0]``). Left as it is for now; this test fails while they differ."""
+    expr = "[x = {ROOT.x[0]}].x[0]"
+    assert oracle().value(expr, None, None).value == "error"
+    case = {"expr": expr, "my": None, "target": None, "kind": "value"}
+    assert {evaluate_case(case, evaluator) for evaluator in EVALUATORS} == {"error"}
