@@ -191,17 +191,17 @@ class Claiming:
             return
         claim.job = name
         self.claim_of[name] = claim.id
-        sent = ad_to_json(job)  # as it stands before this run (its starts not yet counted)
+        sent = job.copy()  # as it stands before this run (its starts not yet counted)
         saved = self._started(name, claim)
         if saved is not None:
             await saved  # on disk before the job can run
         startd = self.ctx.in_process(claim.startd, "startd")
         try:
             if startd is not None:
-                reply = startd.activate(claim.id, ad_from_json(sent, "job"))
+                reply = startd.activate(claim.id, sent)
             else:
                 reply = await self.api(claim.startd).post(
-                    "/activate", {"claim": claim.id, "job": sent}
+                    "/activate", {"claim": claim.id, "job": ad_to_json(sent)}
                 )
         except Exception as err:
             reply = {"accepted": False, "reason": str(err)}
