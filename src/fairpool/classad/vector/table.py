@@ -2,8 +2,8 @@
 
 A column keeps, for every row, the expression the ad holds under that name (or None),
 the constant cells of the rows whose expression is a literal, and for the other rows the
-group of rows that share one expression object (ads read from files share the parsed
-``Expr`` of equal text, so a pool's few START expressions make a few groups, each
+group of rows whose expressions share one syntax tree (ads read from files share the
+parsed tree of equal text, so a pool's few START expressions make a few groups, each
 evaluated once over its rows). ``sync`` takes the next cycle's ads, finds each slot
 again by its ``Name`` and re-encodes only the cells whose expression changed, so columns
 carry over from one cycle to the next.
@@ -48,9 +48,9 @@ class Column:
         if expr is None:
             return
         if expr.const is NOT_CONST:
-            group = self._group_ids.get(id(expr))
-            if group is None:
-                group = self._group_ids[id(expr)] = len(self.groups)
+            group = self._group_ids.get(id(expr.node))
+            if group is None:  # the first of the expressions with this syntax tree
+                group = self._group_ids[id(expr.node)] = len(self.groups)
                 self.groups.append(expr)
             self.group[row] = group
             return
