@@ -217,10 +217,14 @@ class SlotColumns:
                 for r, o in enumerate(old_rows.tolist())
                 if o < 0 or names[r] in dirty or previous[o] is not self.ads[r]
             ]
+        stale_exprs = [(row, self.ads[row]._exprs) for row in stale]
         for lname, column in self.columns.items():
             column.remap(old_rows)
-            for row in stale:
-                changed += column.update(row, self.ads[row]._exprs.get(lname), self.strings)
+            held = column.exprs.tolist()  # compared by identity first: most cells are kept
+            for row, exprs in stale_exprs:
+                expr = exprs.get(lname)
+                if held[row] is not expr:
+                    changed += column.update(row, expr, self.strings)
         return changed
 
     def refresh(self, row: int) -> None:
