@@ -144,6 +144,9 @@ class SlotColumns:
         self.memo_cells = 0  # cells held by the memo, at most MEMO_CELLS
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
         self.dirty: set[str] | None = None  # see track()
+        # per evaluation named by classes.RowClasses: the columns it reads (None: its
+        # classes did not pay), learnt in one cycle, used in the next
+        self.class_keys: dict[str, frozenset[str] | None] = {}
         self._row_names = _names(self.ads)
 
     def track(self) -> None:
