@@ -215,6 +215,7 @@ def _negotiate(
     """Match the submitter's requests in order until its limit or ceiling (§3.2)."""
     rejected: set[int] = set()
     limit_rejected = False
+    annotated = None  # the job annotated last, in this turn
     for request in queue.pending():
         if request.autocluster in rejected:
             continue
@@ -227,7 +228,8 @@ def _negotiate(
             if turn.used >= headroom:
                 return _RESUME
             job = request.job()
-            _annotate_request(state, pie, queue.name, job)
+            _annotate_request(state, pie, queue.name, job, job is annotated)
+            annotated = job
             state.jobs_considered += 1
             found = _concurrency_precheck(state, job) or find_slot(
                 job,
@@ -273,15 +275,24 @@ def _per_slot_limits(state: CycleState, job: ClassAd) -> Callable[[Slot], str | 
     return check
 
 
-def _annotate_request(state: CycleState, pie: _Pie, submitter: str, job: ClassAd) -> None:
+def _annotate_request(
+    state: CycleState, pie: _Pie, submitter: str, job: ClassAd, again: bool
+) -> None:
+    """The Submitter* attributes on the job; ``again``: the same job as the turn's last
+    request (one request matched over and over), whose usage alone has changed since."""
     notes = state.annotations
+    group = state.group_of(submitter)
+    if again:
+        notes.set(job, "SubmitterUserResourcesInUse", state.weighted_usage(submitter))
+        if group is not None:
+            notes.set(job, "SubmitterGroupResourcesInUse", state.group_weight(group))
+        return
     eup = state.priorities(submitter).eup
     notes.set(job, "SubmitterUserPrio", eup)
     notes.set(job, "SubmittorPrio", eup)
     notes.set(job, "SubmitterUserResourcesInUse", state.weighted_usage(submitter))
     notes.set(job, "SubmitterNegotiatingGroup", pie.negotiating)
     notes.set(job, "SubmitterAutoregroup", pie.regrouped)
-    group = state.group_of(submitter)
     if group is not None:
         notes.set(job, "SubmitterGroup", group)
         notes.set(job, "SubmitterGroupResourcesInUse", state.group_weight(group))

@@ -221,7 +221,7 @@ class VectorLists:
     def _classes(self, stage: str) -> RowClasses:
         found = self.classes.get(stage)
         if found is None:
-            found = self.classes[stage] = RowClasses(self.columns, self.eligible)
+            found = self.classes[stage] = RowClasses(self.columns, self.eligible, stage)
         return found
 
     def _on(

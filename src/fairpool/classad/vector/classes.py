@@ -28,20 +28,29 @@ from .table import SlotColumns
 __all__ = ["RowClasses"]
 
 _MOST = 0.25  # classes worth drawing: at most this fraction of the rows
+_FEW = 1000  # fewer rows than this are evaluated as they are: classes would not pay
+_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 class RowClasses:
-    """The classes of ``rows`` (slot rows of ``columns``) on the columns ``key``."""
+    """The classes of ``rows`` (slot rows of ``columns``) on the columns ``key``.
 
-    def __init__(self, columns: SlotColumns, rows: np.ndarray) -> None:
+    ``stage`` names what is evaluated: the columns it was seen to read are kept in
+    ``columns.class_keys`` (with the columns, from cycle to cycle), so that the next
+    cycle draws its classes on them at once."""
+
+    def __init__(self, columns: SlotColumns, rows: np.ndarray, stage: str) -> None:
         self.columns = columns
         self.rows = rows
+        self.stage = stage
         self.key: frozenset[str] = frozenset()
-        self.ids = np.zeros(len(rows), np.int64)  # each row's class, by position in rows
         self.of_row = np.full(len(columns), -1, np.int64)  # each slot row's class (-1: none)
         self.of_row[rows] = 0
         self.reps = rows[:1]  # the first row of each class
-        self.useful = len(rows) > 1
+        known = columns.class_keys.get(stage, frozenset())
+        self.useful = len(rows) >= _FEW and known is not None
+        if self.useful and known:
+            self.refine(known)
 
     def evaluate(
         self, vm: ScalarCells, rows: np.ndarray, compute: Callable[[np.ndarray], np.ndarray]
@@ -70,22 +79,18 @@ class RowClasses:
 
     def refine(self, names: Iterable[str]) -> None:
         """Draw the classes on ``names`` too."""
-        added = sorted(set(names) - self.key)
-        if not added or not self.useful:
+        key = self.key | set(names)
+        if key == self.key or not self.useful:
             return
-        self.key |= set(added)
-        ids = self.ids
-        for name in added:
-            for lane in _lanes(self.columns, name, self.rows):
-                ids = _combine(ids, lane)
+        self.key = frozenset(key)
+        ids = _classes([lane for n in sorted(key) for lane in _lanes(self.columns, n, self.rows)])
         count = int(ids.max()) + 1 if len(ids) else 0
-        if count > _MOST * len(self.rows):
-            self.useful = False
-            return
-        self.ids = ids
-        self.of_row[self.rows] = ids
-        _, first = np.unique(ids, return_index=True)
-        self.reps = self.rows[first]
+        self.useful = count <= _MOST * len(self.rows)
+        self.columns.class_keys[self.stage] = self.key if self.useful else None
+        if self.useful:
+            self.of_row[self.rows] = ids
+            _, first = np.unique(ids, return_index=True)
+            self.reps = self.rows[first]
 
 
 def _lanes(columns: SlotColumns, name: str, rows: np.ndarray) -> list[np.ndarray]:
@@ -99,8 +104,21 @@ def _lanes(columns: SlotColumns, name: str, rows: np.ndarray) -> list[np.ndarray
     return lanes
 
 
-def _combine(ids: np.ndarray, lane: np.ndarray) -> np.ndarray:
-    """Class ids told apart by ``lane`` too, numbered from 0 in order of the pairs."""
-    _, codes = np.unique(lane, return_inverse=True)
-    pairs = ids * (int(codes.max()) + 1 if len(codes) else 1) + codes
-    return np.unique(pairs, return_inverse=True)[1].astype(np.int64)
+def _classes(lanes: list[np.ndarray]) -> np.ndarray:
+    """Class ids of rows equal in every lane, numbered from 0: rows by a hash of their
+    lanes, checked lane by lane (a collision is told apart lane by lane, exactly)."""
+    n = len(lanes[0])
+    mixed = np.zeros(n, np.uint64)
+    with np.errstate(over="ignore"):
+        for lane in lanes:
+            mixed = (mixed ^ lane.astype(np.uint64)) * _MIX
+            mixed ^= mixed >> np.uint64(29)
+    _, first, ids = np.unique(mixed, return_index=True, return_inverse=True)
+    ids = ids.reshape(-1).astype(np.int64)
+    if all((lane[first][ids] == lane).all() for lane in lanes):
+        return ids
+    for lane in lanes:  # a collision: exact, one lane at a time
+        _, codes = np.unique(lane, return_inverse=True)
+        pairs = ids * (int(codes.max()) + 1) + codes.reshape(-1)
+        ids = np.unique(pairs, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    return ids

@@ -254,39 +254,41 @@ class VectorMatch(ScalarCells):
         column = self._column(lname)
         present = column.present[rows]
         if present.all():
-            return self._slot_values(column, rows, stack)
+            return self._slot_values(column, rows, stack, lname)
         absent = np.flatnonzero(~present)
         parts = [(absent, self._own(lname, rows[absent], JOB, stack))]
         held = np.flatnonzero(present)
         if len(held):
-            parts.append((held, self._slot_values(column, rows[held], stack)))
+            parts.append((held, self._slot_values(column, rows[held], stack, lname)))
         return assemble(len(rows), parts, self.strings)
 
     def _own(self, lname: str, rows: np.ndarray, side: int, stack: tuple) -> Any:
         """An ad's own attribute, UNDEFINED where it has none."""
         if side == SLOT:
-            return self._slot_values(self._column(lname), rows, stack)
+            return self._slot_values(self._column(lname), rows, stack, lname)
         self._reads(lname)
         expr = self.job._exprs.get(lname)
         if expr is None:
             return UNDEFINED
         if expr.const is not NOT_CONST:
             return expr.const
-        return self._inside(JOB, expr, rows, stack)
+        return self._inside(JOB, expr, rows, stack, lname)
 
-    def _slot_values(self, column: Column, rows: np.ndarray, stack: tuple) -> Any:
+    def _slot_values(self, column: Column, rows: np.ndarray, stack: tuple, lname: str) -> Any:
         cells = column.cells.take(rows)
         groups = column.rows_by_group(rows)
         if not groups:
             return cells
         parts: list[tuple[np.ndarray, Any]] = [(np.arange(len(rows)), cells)]
         for expr, pos in groups:
-            parts.append((pos, self._inside(SLOT, expr, rows[pos], stack)))
+            parts.append((pos, self._inside(SLOT, expr, rows[pos], stack, lname)))
         return assemble(len(rows), parts, self.strings)
 
-    def _inside(self, side: int, expr: Expr, rows: np.ndarray, stack: tuple) -> Any:
-        """An attribute's expression, evaluated in the ad that holds it."""
-        key = (side, id(expr))
-        if key in stack or len(stack) >= _MAX_STACK:
-            raise Whole  # a circular reference: the scalar path has the rules for it
-        return self._ev(expr.node, rows, side, (*stack, key))
+    def _inside(self, side: int, expr: Expr, rows: np.ndarray, stack: tuple, lname: str) -> Any:
+        """Attribute ``lname``'s expression, evaluated in the ad that holds it. ``expr``
+        stands for every row's own expression with its syntax tree (table.Column); the
+        stack holds (side, tree, name) of the attributes being evaluated."""
+        node = expr.node
+        if any(s == side and n == id(node) for s, n, _ in stack) or len(stack) >= _MAX_STACK:
+            raise Whole  # maybe a circular reference: the scalar path has the rules for it
+        return self._ev(node, rows, side, (*stack, (side, id(node), lname)))

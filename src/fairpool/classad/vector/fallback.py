@@ -35,6 +35,11 @@ def job_token(job: ClassAd, lname: str) -> Any:
     return float.hex(const) if type(const) is float else (type(const), const)
 
 
+def _busy(ad: ClassAd, lname: str) -> tuple[int, int]:
+    """The scalar path's mark of attribute ``lname`` of ``ad`` being evaluated."""
+    return id(ad), id(ad._exprs[lname])
+
+
 class Whole(Exception):
     """This evaluation goes to the scalar path as a whole."""
 
@@ -93,7 +98,7 @@ class ScalarCells:
             st = new_state(run, my, target, self.now)
             st.ad = slot if side == SLOT else job
             st.depth = len(stack)
-            st.busy = {(id(slot if s == SLOT else job), e) for s, e in stack}
+            st.busy = {_busy(slot if s == SLOT else job, lname) for s, _, lname in stack}
             try:
                 values.append(run(node, st))
             except RecursionError:

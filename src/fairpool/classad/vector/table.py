@@ -2,8 +2,8 @@
 
 A column keeps, for every row, the expression the ad holds under that name (or None),
 the constant cells of the rows whose expression is a literal, and for the other rows the
-group of rows that share one expression object (ads read from files share the parsed
-``Expr`` of equal text, so a pool's few START expressions make a few groups, each
+group of rows whose expressions share one syntax tree (ads read from files share the
+parsed tree of equal text, so a pool's few START expressions make a few groups, each
 evaluated once over its rows). ``sync`` takes the next cycle's ads, finds each slot
 again by its ``Name`` and re-encodes only the cells whose expression changed, so columns
 carry over from one cycle to the next.
@@ -48,9 +48,9 @@ class Column:
         if expr is None:
             return
         if expr.const is NOT_CONST:
-            group = self._group_ids.get(id(expr))
-            if group is None:
-                group = self._group_ids[id(expr)] = len(self.groups)
+            group = self._group_ids.get(id(expr.node))
+            if group is None:  # the first of the expressions with this syntax tree
+                group = self._group_ids[id(expr.node)] = len(self.groups)
                 self.groups.append(expr)
             self.group[row] = group
             return
@@ -144,6 +144,9 @@ class SlotColumns:
         self.memo_cells = 0  # cells held by the memo, at most MEMO_CELLS
         self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
         self.dirty: set[str] | None = None  # see track()
+        # per evaluation named by classes.RowClasses: the columns it reads (None: its
+        # classes did not pay), learnt in one cycle, used in the next
+        self.class_keys: dict[str, frozenset[str] | None] = {}
         self._row_names = _names(self.ads)
 
     def track(self) -> None:
@@ -217,10 +220,14 @@ class SlotColumns:
                 for r, o in enumerate(old_rows.tolist())
                 if o < 0 or names[r] in dirty or previous[o] is not self.ads[r]
             ]
+        stale_exprs = [(row, self.ads[row]._exprs) for row in stale]
         for lname, column in self.columns.items():
             column.remap(old_rows)
-            for row in stale:
-                changed += column.update(row, self.ads[row]._exprs.get(lname), self.strings)
+            held = column.exprs.tolist()  # compared by identity first: most cells are kept
+            for row, exprs in stale_exprs:
+                expr = exprs.get(lname)
+                if held[row] is not expr:
+                    changed += column.update(row, expr, self.strings)
         return changed
 
     def refresh(self, row: int) -> None:
