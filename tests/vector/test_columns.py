@@ -64,7 +64,8 @@ def test_refresh_reads_one_row_again():
 
 def test_cycles_on_carried_columns_decide_as_on_fresh_ones():
     params = NegotiatorParams(accounting_domain="d")
-    slots = [_slot(k, 1024 * (k % 4 + 1)) for k in range(12)]
+    # more slots than VectorLists.scalar_rows: a smaller pool is matched on the scalar path
+    slots = [_slot(k, 1024 * (k % 4 + 1)) for k in range(24)]
     jobs = [_job(k, 700 * (k % 5 + 1)) for k in range(10)]
     view = Accountant(AccountantPolicy()).view().__getitem__
     columns = SlotColumns([])

@@ -148,6 +148,15 @@ class ClassAd(AdBase, MutableMapping):
         else:
             self.insert_node(name, node_of(value))
 
+    def update(self, other: Any = (), /, **more: Any) -> None:
+        """MutableMapping's update, with a plain dict (how the pool sets a slot's or a
+        job's attributes) set item by item without the generic protocol's checks."""
+        if type(other) is dict and not more:
+            for name, value in other.items():
+                self[name] = value
+            return
+        super().update(other, **more)
+
     def __delitem__(self, name: str) -> None:
         self._own()
         key = name.lower()

@@ -169,7 +169,8 @@ def _vector(
     slots: list[Slot], params: NegotiatorParams, now: float, columns: SlotColumns | None
 ) -> list[Slot]:
     found = CandidateSlots(slots)
-    found.lists = VectorLists(found, params, now, columns)
+    if len(slots) > VectorLists.scalar_rows:  # else every list is made on the scalar path
+        found.lists = VectorLists(found, params, now, columns)
     return found
 
 

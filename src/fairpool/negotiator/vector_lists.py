@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,8 @@ _PER_SUBMITTER = frozenset(
 )
 _NONE = -1
 _EMPTY = np.zeros(0, np.int64)
+_TAKEN, _AD, _NAME = attrgetter("taken"), attrgetter("ad"), attrgetter("name")
+_REMOTE_USER, _INDEX = attrgetter("remote_user"), attrgetter("index")
 
 
 class CandidateSlots(list):
@@ -125,22 +128,26 @@ class VectorLists:
         columns: SlotColumns | None = None,
     ) -> None:
         self.slots, self.params, self.now = slots, params, now
-        self.board = np.array([s.taken for s in slots], bool)
+        self.board = np.array(list(map(_TAKEN, slots)), bool)
         for row, slot in enumerate(slots):
             slot.board, slot.row = self.board, row
-        ads = [s.ad for s in slots]
+        ads = list(map(_AD, slots))
         if columns is None:
             columns = SlotColumns(ads)
         else:
-            columns.sync(ads, [s.name for s in slots])
+            columns.sync(ads, list(map(_NAME, slots)))
         self.columns = columns
         self.skip = np.array([s.claimed_idle for s in slots], bool)
-        self.policy = np.array([_slot_policy(s) for s in slots], bool)
-        users = sorted({s.remote_user for s in slots if s.remote_user is not None})
+        self.policy = np.array(
+            [s.consumption if s.consumption is not None else _slot_policy(s) for s in slots],
+            bool,
+        )
+        held = list(map(_REMOTE_USER, slots))
+        users = sorted({user for user in held if user is not None})
         self.users = users
         code = {u: k for k, u in enumerate(users)}
-        self.user = np.array([code.get(s.remote_user, _NONE) for s in slots], np.int64)
-        self.index = np.array([s.index for s in slots], np.int64)
+        self.user = np.array([code.get(user, _NONE) for user in held], np.int64)
+        self.index = np.array(list(map(_INDEX, slots)), np.int64)
         self.cache: dict[int, _Entry] = {}
         self.eligible = np.flatnonzero(~self.skip & ~self.policy)  # rows _evaluate reads
         self.classes: dict[str, RowClasses] = {}  # of the eligible rows, per expression

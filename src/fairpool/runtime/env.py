@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Environment", "Event", "Process"]
@@ -21,14 +21,14 @@ __all__ = ["Environment", "Event", "Process"]
 Callback = Callable[[], Any]
 
 
-@dataclass(order=True)
+@dataclass(eq=False)
 class Event:
     """A callback due at ``time``; cancelled events stay in the heap and are skipped."""
 
     time: float
     sequence: int
-    callback: Callback = field(compare=False)
-    cancelled: bool = field(default=False, compare=False)
+    callback: Callback
+    cancelled: bool = False
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -57,7 +57,8 @@ class Environment:
 
     def __init__(self, start: float = 0.0) -> None:
         self.now = start
-        self._heap: list[Event] = []
+        # (time, sequence, event): tuples compare in C, and sequence numbers never tie
+        self._heap: list[tuple[float, int, Event]] = []
         self._counter = itertools.count()
 
     def schedule(self, delay: float, callback: Callback) -> Event:
@@ -69,7 +70,7 @@ class Environment:
     def at(self, when: float, callback: Callback) -> Event:
         """Run ``callback`` at time ``when`` (not before now)."""
         event = Event(max(when, self.now), next(self._counter), callback)
-        heapq.heappush(self._heap, event)
+        heapq.heappush(self._heap, (event.time, event.sequence, event))
         return event
 
     def process(self, generator: Generator[float, None, None]) -> Process:
@@ -78,15 +79,16 @@ class Environment:
 
     def peek(self) -> float:
         """When the next event is due (infinity when nothing is)."""
-        while self._heap and self._heap[0].cancelled:
-            heapq.heappop(self._heap)
-        return self._heap[0].time if self._heap else float("inf")
+        heap = self._heap
+        while heap and heap[0][2].cancelled:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else float("inf")
 
     def step(self) -> None:
         """Advance to the next event and run it."""
         if self.peek() == float("inf"):
             raise RuntimeError("no event is scheduled")
-        event = heapq.heappop(self._heap)
+        event = heapq.heappop(self._heap)[2]
         self.now = event.time
         event.callback()
 

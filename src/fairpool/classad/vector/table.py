@@ -69,10 +69,10 @@ class Column:
         self._encode(row, expr, strings)
         return True
 
-    def remap(self, old_rows: np.ndarray) -> None:
-        """Rows in a new order: row k takes the cells of old row ``old_rows[k]`` (-1: a
-        new row, encoded as absent until ``update`` gives it its expression)."""
-        kept = old_rows >= 0
+    def remap(self, old_rows: np.ndarray, fresh: np.ndarray) -> None:
+        """Rows in a new order: row k takes the cells of old row ``old_rows[k]``; rows
+        ``fresh`` are new (their ``old_rows`` entry is any valid row), encoded as absent
+        until ``update`` gives them their expression."""
         if not len(self.present):  # no rows before (a cycle with no slot to read)
             n = len(old_rows)
             self.cells = Vec(np.full(n, U, np.int8), np.zeros(n, np.int64), np.zeros(n), None)
@@ -80,17 +80,21 @@ class Column:
             self.group = np.full(n, -1, np.int32)
             self.exprs = np.full(n, None, object)
             return
-        source = np.where(kept, old_rows, 0)
         cells = self.cells
-        tag = np.where(kept, cells.tag[source], U).astype(np.int8)
-        self.cells = Vec(
-            tag, np.where(kept, cells.i[source], 0), np.where(kept, cells.f[source], 0.0)
-        )
+        self.cells = Vec(cells.tag[old_rows], cells.i[old_rows], cells.f[old_rows])
         if cells.x is not None:
-            self.cells.x = np.where(kept, cells.x[source], None)
-        self.present = kept & self.present[source]
-        self.group = np.where(kept, self.group[source], -1).astype(np.int32)
-        self.exprs = np.where(kept, self.exprs[source], None)
+            self.cells.x = cells.x[old_rows]
+        self.present = self.present[old_rows]
+        self.group = self.group[old_rows]
+        self.exprs = self.exprs[old_rows]
+        if len(fresh):
+            cells = self.cells
+            cells.tag[fresh], cells.i[fresh], cells.f[fresh] = U, 0, 0.0
+            if cells.x is not None:
+                cells.x[fresh] = None
+            self.present[fresh] = False
+            self.group[fresh] = -1
+            self.exprs[fresh] = None
 
     def rows_by_group(self, rows: np.ndarray) -> list[tuple[Expr, np.ndarray]]:
         """The positions (into ``rows``) of each expression group, in group order."""
@@ -220,9 +224,14 @@ class SlotColumns:
                 for r, o in enumerate(old_rows.tolist())
                 if o < 0 or names[r] in dirty or previous[o] is not self.ads[r]
             ]
+        fresh = np.flatnonzero(old_rows < 0)
+        unmoved = len(previous) == len(old_rows) and not len(fresh)
+        unmoved = unmoved and bool((old_rows == np.arange(len(old_rows))).all())
+        source = np.where(old_rows < 0, 0, old_rows)
         stale_exprs = [(row, self.ads[row]._exprs) for row in stale]
         for lname, column in self.columns.items():
-            column.remap(old_rows)
+            if not unmoved:
+                column.remap(source, fresh)
             held = column.exprs.tolist()  # compared by identity first: most cells are kept
             for row, exprs in stale_exprs:
                 expr = exprs.get(lname)
