@@ -9,7 +9,7 @@ import pytest
 from fairpool.accounting.accountant import Accountant
 from fairpool.accounting.records import Customer
 from fairpool.classad.formats import write_old
-from fairpool.errors import ScenarioError
+from fairpool.errors import ConfigError, ScenarioError
 from fairpool.sim.machines import machine_slots
 from fairpool.sim.runner import simulate
 from fairpool.sim.scenario import load_scenario, parse_scenario
@@ -101,17 +101,25 @@ def test_the_scenarios_config_is_read_after_the_pools(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "change, problem",
+    "change, error, problem",
     [
-        (lambda d: (d / "machines.ads").unlink(), "no machines.ads"),
-        (lambda d: (d / "pool_config").write_text("PRIORITY_HALFLIFE = = \n"), "pool_config"),
-        (lambda d: (d / "Accountantnew.log").write_text("103 Customer.x Priority q\n"), "q"),
-        (lambda d: (d / "queue.ads").write_text("MyType = \n"), "queue.ads"),
+        (lambda d: (d / "machines.ads").unlink(), ScenarioError, "no machines.ads"),
+        (
+            lambda d: (d / "pool_config").write_text("PRIORITY_HALFLIFE = = \n"),
+            ConfigError,
+            "snap/pool_config:1: PRIORITY_HALFLIFE",
+        ),
+        (
+            lambda d: (d / "Accountantnew.log").write_text("103 Customer.x Priority q\n"),
+            ScenarioError,
+            "Accountantnew.log:1: Priority: expected a number, not 'q'",
+        ),
+        (lambda d: (d / "queue.ads").write_text("MyType = \n"), ScenarioError, "queue.ads:1"),
     ],
 )
-def test_a_bad_snapshot_names_its_file(tmp_path, change, problem):
+def test_a_bad_snapshot_names_its_file(tmp_path, change, error, problem):
     change(_snapshot(tmp_path / "snap", POOL_CONFIG, RECORDS))
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(error) as caught:
         load_scenario(_scenario(tmp_path))
     assert problem in str(caught.value).splitlines()[0]
 

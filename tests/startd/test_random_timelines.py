@@ -50,6 +50,19 @@ touches = st.lists(st.integers(0, 6000), max_size=6)
 loads = st.lists(st.tuples(st.integers(0, 6000), st.sampled_from([0.0, 0.4, 0.9])), max_size=4)
 
 
+def machine_ad(partitionable: bool) -> ClassAd:
+    """The one machine these timelines run on: four cores, static or partitionable."""
+    return ClassAd(
+        {
+            "Name": "slot1@m",
+            "Cpus": 4,
+            "Memory": 8192,
+            "Disk": 100000,
+            "PartitionableSlot": partitionable,
+        }
+    )
+
+
 def check(s):
     for slot in s.slots.values():
         assert slot.activity in ACTIVITIES[slot.state], (slot.name, slot.pair)
@@ -83,15 +96,7 @@ def test_random_timelines_stay_within_the_state_machine(
         inputs.use(t)
     for t, value in load:
         inputs.set(t, "LoadAvg", value)
-    machine = ClassAd(
-        {
-            "Name": "slot1@m",
-            "Cpus": 4,
-            "Memory": 8192,
-            "Disk": 100000,
-            "PartitionableSlot": partitionable,
-        }
-    )
+    machine = machine_ad(partitionable)
     s = startd(knobs, inputs, MODERN if modern else SEED, machine)
     t = 0
     for dt, (method, *args) in timeline:

@@ -6,9 +6,8 @@ startd that republishes everything every time."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from startd_script import MODERN, startd
-from test_random_timelines import jobs
+from test_random_timelines import jobs, machine_ad
 
-from fairpool.classad import ClassAd
 from fairpool.startd.inputs import MachineInputs
 
 
@@ -45,15 +44,7 @@ def test_skipping_a_slot_sampled_this_second_changes_no_ad(timeline, partitionab
         "CONTINUE": "TotalJobSuspendTime >= 2",
         "PREEMPT": "TotalClaimRunTime > 30",
     }
-    machine = ClassAd(
-        {
-            "Name": "slot1@m",
-            "Cpus": 4,
-            "Memory": 8192,
-            "Disk": 100000,
-            "PartitionableSlot": partitionable,
-        }
-    )
+    machine = machine_ad(partitionable)
     made = []
     for wrap in (lambda i: i, OncePerSecond):
         inputs = MachineInputs()

@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.vector.test_same_decisions import _PREEMPTION, _decisions, jobs, slot
+from tests.vector.test_same_decisions import _decisions, jobs, negotiator_params, slot
 
 from fairpool.classad import ClassAd, Expr
 from fairpool.classad.vector import SlotColumns, VectorMatch, classes
 from fairpool.classad.vector.classes import RowClasses
-from fairpool.negotiator import NegotiatorParams
 
 NOW = 1_750_000_000.0
 
@@ -115,14 +114,7 @@ def copied_pools(draw: st.DrawFn):
         ad["Name"] = f"slot{k}@host{k // 4}"
         ad["Machine"] = f"host{k // 4}"
         slots.append(ad)
-    preemption = draw(st.sampled_from(_PREEMPTION))
-    params = NegotiatorParams(
-        accounting_domain="d",
-        consider_preemption=draw(st.booleans()),
-        preemption_requirements=Expr(preemption) if preemption else None,
-        preempt_on_better_priority_only=draw(st.booleans()),
-    )
-    return slots, draw(jobs()), params
+    return slots, draw(jobs()), draw(negotiator_params())
 
 
 @settings(max_examples=max(30, settings.default.max_examples // 2))

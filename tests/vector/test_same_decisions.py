@@ -93,16 +93,21 @@ def jobs(draw: st.DrawFn) -> list[ClassAd]:
 
 
 @st.composite
-def pools(draw: st.DrawFn) -> tuple[list[ClassAd], list[ClassAd], NegotiatorParams]:
-    slots = [draw(slot(k)) for k in range(draw(st.integers(1, 12)))]
+def negotiator_params(draw: st.DrawFn) -> NegotiatorParams:
+    """Preemption considered or not, under one of the PREEMPTION_REQUIREMENTS drawn from."""
     preemption = draw(st.sampled_from(_PREEMPTION))
-    params = NegotiatorParams(
+    return NegotiatorParams(
         accounting_domain="d",
         consider_preemption=draw(st.booleans()),
         preemption_requirements=Expr(preemption) if preemption else None,
         preempt_on_better_priority_only=draw(st.booleans()),
     )
-    return slots, draw(jobs()), params
+
+
+@st.composite
+def pools(draw: st.DrawFn) -> tuple[list[ClassAd], list[ClassAd], NegotiatorParams]:
+    slots = [draw(slot(k)) for k in range(draw(st.integers(1, 12)))]
+    return slots, draw(jobs()), draw(negotiator_params())
 
 
 def _decisions(slots, jobs_, params, evaluator: str) -> dict:

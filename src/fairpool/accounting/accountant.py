@@ -67,12 +67,21 @@ class Priority:
 
 class PriorityView:
     """Read-only priorities for a cycle: names the accountant has not seen get the RUP and
-    the factor their record will be created with, without creating it."""
+    the factor their record will be created with, without creating it. The accountant
+    does not change while a view is read (one cycle, one sample), and a cycle asks for
+    the same names at every turn of the pie, so each name is worked out once."""
 
     def __init__(self, accountant: Accountant) -> None:
         self._accountant = accountant
+        self._known: dict[str, Priority] = {}
 
     def __getitem__(self, name: str) -> Priority:
+        found = self._known.get(name)
+        if found is None:
+            found = self._known[name] = self._priority(name)
+        return found
+
+    def _priority(self, name: str) -> Priority:
         record = self._accountant.customers.get(name)
         if record is None or record.factor < MIN_PRIORITY_FACTOR:
             factor = self._accountant._initial_factor(name)

@@ -124,6 +124,20 @@ class ClassAd(AdBase, MutableMapping):
             for name, value in source.items():
                 self[name] = value
 
+    @classmethod
+    def _from_tables(
+        cls,
+        exprs: dict[str, Expr],
+        names: dict[str, str],
+        shared: bool,
+        parent: ClassAd | None = None,
+    ) -> ClassAd:
+        """An ad over attribute tables made elsewhere; ``shared``: they are someone
+        else's too, copied before the first change (``_own``)."""
+        ad = cls.__new__(cls)
+        ad._exprs, ad._names, ad._shared, ad._views, ad.parent = exprs, names, shared, None, parent
+        return ad
+
     def _load(self, literal: AdLit) -> None:
         for name, node in literal.attrs:
             self.insert_node(name, node)
@@ -264,10 +278,7 @@ class ClassAd(AdBase, MutableMapping):
     def detached_copy(self) -> ClassAd:
         """The ad as ``ad["name"]`` yields it in HTCondor 25's library: its attributes can
         be subscripted but ``.name`` on it is undefined (docs/compat.md)."""
-        copy = _DetachedAd.__new__(_DetachedAd)
-        copy._exprs, copy._names = self._exprs, self._names
-        copy._shared, copy._views, copy.parent = True, None, self.parent
-        return copy
+        return _DetachedAd._from_tables(self._exprs, self._names, True, self.parent)
 
     def _own(self) -> None:
         """Copy a shared attribute table before changing it."""
@@ -298,11 +309,7 @@ def view(literal: AdLit, parent: ClassAd | None) -> ClassAd:
         exprs = {name.lower(): Expr._from_node(node) for name, node in literal.attrs}
         names = {name.lower(): name for name, _ in literal.attrs}
         table = literal.template = (exprs, names)
-    ad = ClassAd.__new__(ClassAd)
-    ad._exprs, ad._names = table
-    ad._shared = True
-    ad._views = None
-    ad.parent = parent
+    ad = ClassAd._from_tables(*table, shared=True, parent=parent)
     if views is not None:
         views[literal] = ad
     return ad

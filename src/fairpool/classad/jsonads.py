@@ -53,15 +53,13 @@ def ad_from_json(obj: object, where: str = "the ad") -> ClassAd:
     shape = _shapes.get(keys)
     if shape is None:
         shape = _shape(keys)
-    ad = ClassAd.__new__(ClassAd)
     try:
-        ad._exprs = dict(zip(shape[0], map(_value, obj.values()), strict=True))
+        exprs = dict(zip(shape[0], map(_value, obj.values()), strict=True))
     except JsonAdError:
         for name, value in obj.items():  # again, for the attribute's name in the error
             expr_from_json(value, f"{where}, attribute {name}")
         raise
-    ad._names, ad._shared, ad._views, ad.parent = dict(shape[1]), False, None, None
-    return ad
+    return ClassAd._from_tables(exprs, dict(shape[1]), shared=False)
 
 
 _shapes: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str]]] = {}
@@ -95,9 +93,9 @@ def _value(value: Any) -> Expr:
     elif kind is bool:
         return _TRUE if value else _FALSE
     elif kind is float:
+        if value != value or value == 0.0:
+            return expr_from_json(value)  # NaN and the two zeros: a dict cannot tell them
         expr = _reals.get(value)
-        if expr is not None and not (value or _positive(value)):
-            expr = None  # -0.0 found 0.0
     else:
         return expr_from_json(value)
     return _remember(kind, value) if expr is None else expr
@@ -105,17 +103,11 @@ def _value(value: Any) -> Expr:
 
 def _remember(kind: type, value: Any) -> Expr:
     expr = expr_from_json(value)
-    if kind is float and (value != value or not (value or _positive(value))):
-        return expr  # NaN and -0.0: a dict cannot tell them apart
     cache: dict = _strings if kind is str else _integers if kind is int else _reals
     if len(cache) >= _MAX_CACHED:
         cache.clear()
     cache[value] = expr
     return expr
-
-
-def _positive(zero: float) -> bool:
-    return math.copysign(1.0, zero) > 0
 
 
 def expr_from_json(value: object, where: str = "the value") -> Expr:

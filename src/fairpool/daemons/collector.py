@@ -309,12 +309,8 @@ class Collector:
         private: bool,
         now: float,
     ) -> list[dict[str, Any]]:
-        wanted = {name.lower() for name in projection} if projection else None
-        sees_absent = _names_absent(constraint, wanted)
-        return [
-            _shown(entry, wanted, private)
-            for entry in self._matching(kind, constraint, now, sees_absent)
-        ]
+        wanted, found = self._selected(kind, constraint, projection, now)
+        return [_shown(entry, wanted, private) for entry in found]
 
     def query_json(
         self,
@@ -327,15 +323,22 @@ class Collector:
         """``query``'s answer as the JSON body ``{"ads": [...]}``. An ad sent whole is
         written once per update and its bytes kept, so that a query of thousands of ads
         costs their constraint and a join, not their encoding."""
-        wanted = {name.lower() for name in projection} if projection else None
-        sees_absent = _names_absent(constraint, wanted)
+        wanted, found = self._selected(kind, constraint, projection, now)
         parts = [
             entry.encoded()
             if wanted is None and not (private and entry.private)
             else _dumps(_shown(entry, wanted, private))
-            for entry in self._matching(kind, constraint, now, sees_absent)
+            for entry in found
         ]
         return b'{"ads":[' + b",".join(parts) + b"]}"
+
+    def _selected(
+        self, kind: str, constraint: Expr | None, projection: list[str] | None, now: float
+    ) -> tuple[set[str] | None, Iterator[_Entry]]:
+        """A query's projection (lower-case names, None for whole ads) and its entries."""
+        wanted = {name.lower() for name in projection} if projection else None
+        sees_absent = _names_absent(constraint, wanted)
+        return wanted, self._matching(kind, constraint, now, sees_absent)
 
     def query_ads(self, kind: str, constraint: Expr | None, now: float) -> list[ClassAd]:
         """The public ads a query finds, as the parsed ads kept (for a front end that

@@ -1,7 +1,9 @@
 """A snapshot of a live fairpool pool, for ``fairpool simulate --from-pool``: its slot ads,
 its schedds' queues, its accountant and its negotiator's configuration, written as the
 files a ``[snapshot]`` directory holds (sim/snapshot.py), which are what HTCondor's tools
-print of a pool. The run can then be repeated from the directory alone.
+print of a pool. The run can then be repeated from the directory alone. The directory
+is the caller's to stage: ``fairpool simulate`` writes it beside the results and moves it
+in with them, so each file is written as it is.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ def take_snapshot(pool: str | None, into: Path) -> dict[str, int]:
         raise InputError(f"the pool at {collector_url(pool)} has no slot ads to simulate")
     _write_ads(into / MACHINES, slots)
     jobs = [job for schedd in schedds for job in _queue(schedd)]
-    (into / QUEUE).unlink(missing_ok=True)
     if jobs:
         _write_ads(into / QUEUE, jobs)
     negotiator = SyncApi(daemon_url("Negotiator", None, pool))
@@ -72,7 +73,5 @@ def _ads(found: list[Any], what: str) -> list[ClassAd]:
 
 
 def _write_ads(path: Path, ads: list[ClassAd]) -> None:
-    """The ads as ``condor_status -l`` prints them, one block each, written whole."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text("\n".join(write_old(ad) for ad in ads))
-    temporary.replace(path)
+    """The ads as ``condor_status -l`` prints them, one block each."""
+    path.write_text("\n".join(write_old(ad) for ad in ads))

@@ -10,7 +10,7 @@ may save the accountant first.
 
 from __future__ import annotations
 
-from ..accounting.accountant import Accountant, Priority
+from ..accounting.accountant import Accountant
 from ..negotiator import CycleResult, NegotiatorParams, run_cycle
 from .pool import Pool
 
@@ -24,16 +24,9 @@ def negotiate(
     pool's ledger (Pool.kept_snapshot), which gives the same decisions with less work."""
     snapshot = pool.kept_snapshot(params, now) if kept else pool.snapshot(now, params)
     accountant.update_priorities(now)
-    view = accountant.view()
-    known: dict[str, Priority] = {}  # the accountant does not change during the cycle
-
-    def priorities(name: str) -> Priority:
-        priority = known.get(name)
-        if priority is None:
-            priority = known[name] = view[name]
-        return priority
-
-    result = run_cycle(snapshot, priorities, params, now=now, columns=pool.columns)
+    result = run_cycle(
+        snapshot, accountant.view().__getitem__, params, now=now, columns=pool.columns
+    )
     accountant.set_usage(result.usage, now)
     for name in result.submitters:
         accountant.customer(name)
