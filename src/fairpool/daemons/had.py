@@ -85,6 +85,7 @@ class Had:
         return ", ".join(self.settings.entries)
 
     def status(self) -> dict[str, Any]:
+        self._expire()  # "standing by since" is never an old "active since"
         return {
             "active": self.active(),
             "self": self.settings.me,
@@ -120,8 +121,7 @@ class Had:
     def _tick(self) -> None:
         self._timer = self.ctx.env.schedule(self.settings.timeout, self._tick)
         now = time.monotonic()
-        if self.holding and now >= self.deadline:
-            self._stop("its lease ran out (no renewal reached the database in time)")
+        self._expire()
         if now >= self._next_ad:
             self._next_ad = now + self.settings.update_interval
             self.negotiator.spawn(self.negotiator.advertise())
@@ -160,11 +160,18 @@ class Had:
         self.log.info("HAD: active (term %d of the lease)", self.term)
         self.negotiator.became_active()
 
-    def _stop(self, why: str) -> None:
+    def _expire(self) -> None:
+        """Stand by once the deadline has passed, dated when it passed."""
+        late = time.monotonic() - self.deadline
+        if self.holding and late >= 0:
+            why = "its lease ran out (no renewal reached the database in time)"
+            self._stop(why, time.time() - late)
+
+    def _stop(self, why: str, at: float | None = None) -> None:
         if not self.holding:
             return
         self.holding = False
-        self.since = time.time()
+        self.since = time.time() if at is None else at
         self.log.info("HAD: standing by: %s", why)
         self.negotiator.became_standby()
 
