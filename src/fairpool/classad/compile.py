@@ -13,6 +13,8 @@ The closure is cached on the node, so an expression shared by many ads compiles 
 
 from __future__ import annotations
 
+import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -55,6 +57,8 @@ __all__ = ["compiled", "run"]
 Closure = Callable[[EvalState], Any]
 _FOLDABLE = (bool, int, float, str, AbsTime, RelTime, Undefined, Error)
 _ORDERING = ("<", "<=", ">", ">=", "==", "!=")
+_PLAIN = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def run(node: Node, st: EvalState) -> Any:
@@ -210,8 +214,32 @@ def _binary(node: Binary) -> Closure:
     left, right = compiled(node.left), compiled(node.right)
     if op in _ORDERING:
         return _comparison(op, node, left, right)
+    if op in _PLAIN:
+        return _arithmetic(op, left, right)
     fn = BINARY[op]
     return lambda st: fn(left(st), right(st))
+
+
+def _arithmetic(op: str, left: Closure, right: Closure) -> Closure:
+    """``+``, ``-`` or ``*`` of two numbers, the result taken as Python gives it when it
+    needs no ClassAd rule (an integer within 64 bits, a real other than +inf: Python
+    widens an int beside a real to a real, as the operator table does); anything else
+    through the operator table (operators.py), which decides every other case."""
+    plain, general = _PLAIN[op], BINARY[op]
+
+    def arithmetic(st: EvalState) -> Any:
+        a, b = left(st), right(st)
+        ta, tb = type(a), type(b)
+        if (ta is int or ta is float) and (tb is int or tb is float):
+            value = plain(a, b)
+            if ta is int and tb is int:
+                if _INT_MIN <= value <= _INT_MAX:
+                    return value
+            elif value != math.inf:
+                return value
+        return general(a, b)
+
+    return arithmetic
 
 
 def _chain(node: Node, op: str) -> list[Node]:

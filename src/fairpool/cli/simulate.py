@@ -27,7 +27,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import ClassAdSyntaxError, InputError
 from ..sim.compare import difference, plot_comparison
-from ..sim.from_pool import take_snapshot
 from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
 from ..sim.plots import plot_all, scenario_marks
@@ -165,6 +164,8 @@ def _snapshot(pool: str | None, out: Path) -> Path:
     target = out.absolute()
     for stale in target.parent.glob(f".{target.name}.snapshot-*"):
         shutil.rmtree(stale, ignore_errors=True)
+    from ..sim.from_pool import take_snapshot  # the pool's client (httpx) only when asked
+
     here = Path(tempfile.mkdtemp(prefix=f".{target.name}.snapshot-", dir=target.parent))
     try:
         taken = take_snapshot(pool, here)

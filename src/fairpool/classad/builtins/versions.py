@@ -12,7 +12,8 @@ have a run of digits the two runs are compared as a whole:
 * with leading zeros they are fractions, compared digit by digit, and where one run ends
   the byte that follows it decides (``"01"`` vs ``"010"`` is ``'\\0' - '0'``).
 
-Otherwise the result is the difference of the first two differing bytes.
+Otherwise the result is the difference of the first two differing bytes, each taken as
+a signed ``char`` as on x86-64 (``"1"`` vs ``"\\200"`` is 49 - (-128) = 177).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ def _run_end(data: bytes, i: int) -> int:
     while _is_digit(data[i]):
         i += 1
     return i
+
+
+def _difference(x: int, y: int) -> int:
+    """``x - y`` of two bytes as signed chars."""
+    return (x - 256 if x > 127 else x) - (y - 256 if y > 127 else y)
 
 
 def _leading_zeros(data: bytes, i: int, end: int) -> int:
@@ -59,11 +65,11 @@ def version_compare(left: str, right: str) -> int:
                 return (end_a - i) - (end_b - j)
             while i < end_a or j < end_b:
                 if a[i] != b[j]:
-                    return a[i] - b[j]
+                    return _difference(a[i], b[j])
                 i, j = i + 1, j + 1
             continue
         if a[i] != b[j]:
-            return a[i] - b[j]
+            return _difference(a[i], b[j])
         if a[i] == 0:
             return 0
         i, j = i + 1, j + 1
