@@ -69,6 +69,16 @@ class _Missing:
 
 
 _MISSING = _Missing()
+
+
+class _Absent:
+    """An absent attribute, to a signature: its own kind of value."""
+
+    const = None
+
+
+_ABSENT = _Absent()
+_NotConst = type(NOT_CONST)
 _SLOT_PREFIX = re.compile(r"^Slot[0-9]*_", re.IGNORECASE)
 _ALWAYS = ("Requirements", "Rank", "ConcurrencyLimits", "ConcurrencyLimitsExpr")
 
@@ -199,16 +209,42 @@ class Signatures:
         self.text: dict[int, str] = {}
         self.collector = NameCollector()
         self.sorted_names: dict[frozenset[str], tuple[str, ...]] = {}
+        self.spots: dict[tuple[type, ...], list[int]] = {}  # where the expressions are
+        self.by_exprs: dict[tuple[int, ...], tuple[int, tuple]] = {}  # by expression ids
 
     def autocluster(self, job: ClassAd) -> int:
-        key = ("job", id(job)) if self.each_job_alone else self.signature(job)
-        return self.ids.setdefault(key, len(self.ids))
+        if self.each_job_alone:
+            return self.ids.setdefault(("job", id(job)), len(self.ids))
+        names = self._names(job)
+        exprs = tuple(map(job._exprs.get, names))
+        key = (id(names), *map(id, exprs))  # the same expressions: the same signature
+        known = self.by_exprs.get(key)
+        if known is None:
+            if len(self.by_exprs) >= 100_000:
+                self.by_exprs.clear()
+            cluster = self.ids.setdefault(self._signature(names, job), len(self.ids))
+            known = self.by_exprs[key] = (cluster, exprs)  # kept: their ids stay theirs
+        return known[0]
 
     def signature(self, job: ClassAd) -> tuple:
-        """(lower-case name, value) for every significant name and every name the job's
-        own Requirements and Rank reach, sorted by name."""
-        value = self._value
-        return tuple((n, value(job, n)) for n in self._names(job))
+        """The significant names and every name the job's own Requirements and Rank
+        reach (lower-case, sorted), with each one's value: a literal's type and value,
+        an expression's text, or absent."""
+        return self._signature(self._names(job), job)
+
+    def _signature(self, names: tuple[str, ...], job: ClassAd) -> tuple:
+        exprs = job._exprs
+        consts = tuple(map(_CONST, map(exprs.get, names, repeat(_ABSENT))))
+        kinds = tuple(map(type, consts))  # 1, 1.0 and true apart; text apart from strings
+        if _NotConst in kinds:
+            spots = self.spots.get(kinds)
+            if spots is None:
+                spots = self.spots[kinds] = [i for i, k in enumerate(kinds) if k is _NotConst]
+            values = list(consts)
+            for i in spots:
+                values[i] = self._text(exprs[names[i]].node)
+            consts = tuple(values)
+        return names, kinds, consts
 
     def _names(self, job: ClassAd) -> tuple[str, ...]:
         own = self.collector.reach(job)
@@ -218,15 +254,11 @@ class Signatures:
             names = self.sorted_names[own] = tuple(sorted(n.lower() for n in everything))
         return names
 
-    def _value(self, job: ClassAd, lname: str) -> object:
-        expr = job._exprs.get(lname)
-        if expr is None:
-            return None
-        if expr.const is not NOT_CONST:
-            return (type(expr.const).__name__, expr.const)
-        key = id(expr.node)
+    def _text(self, node: Node) -> str:
+        """An expression's text (cached by syntax tree: a cluster's jobs share theirs)."""
+        key = id(node)
         text = self.text.get(key)
         if text is None:
-            text = self.text[key] = unparse(expr.node)
-            self.collector.keep.append(expr.node)
+            text = self.text[key] = unparse(node)
+            self.collector.keep.append(node)
         return text
