@@ -109,6 +109,7 @@ class _Trace:
         self.trees = tuple(n for n, shape in looked.items() if shape not in (None, True))
         self.nodes = tuple(looked[n] for n in self.trees)
         self.names = names
+        self.looked = tuple(looked)
 
     def holds(self, exprs: dict[str, Expr]) -> bool:
         trees = map(exprs.get, self.trees, repeat(_MISSING))
@@ -145,12 +146,17 @@ class NameCollector:
     def reach(self, ad: ClassAd) -> frozenset[str]:
         """Every name mentioned by the ad's Requirements and Rank and, transitively, by
         the ad's attributes they mention (as written, not lower-cased)."""
+        return self.trace(ad).names
+
+    def trace(self, ad: ClassAd) -> _Trace:
+        """The trace that holds for the ad: what it reaches, and the (lower-case) names of
+        the attributes it looked at on the way (``looked``)."""
         exprs = ad._exprs
         key = (id(exprs.get("requirements")), id(exprs.get("rank")))
         traces = self.traces.setdefault(key, [])
         for trace in traces:
             if trace.holds(exprs):
-                return trace.names
+                return trace
         looked: dict[str, object] = {}
 
         def has(lname: str) -> bool:
@@ -170,9 +176,9 @@ class NameCollector:
                 out.add(mentioned)
                 if has(mentioned.lower()) and mentioned.lower() not in seen:
                     pending.append(mentioned)
-        names = frozenset(out)
-        traces.append(_Trace(looked, names))
-        return names
+        trace = _Trace(looked, frozenset(out))
+        traces.append(trace)
+        return trace
 
 
 def significant_attributes(
@@ -210,27 +216,41 @@ class Signatures:
         self.collector = NameCollector()
         self.sorted_names: dict[frozenset[str], tuple[str, ...]] = {}
         self.spots: dict[tuple[type, ...], list[int]] = {}  # where the expressions are
-        self.by_exprs: dict[tuple[int, ...], tuple[int, tuple]] = {}  # by expression ids
+        # (requirements, rank) -> trace -> (the names read, their expressions' ids -> the
+        # autocluster and the expressions, kept so that the ids stay theirs)
+        self.by_exprs: dict[tuple[int, int], dict[int, tuple[tuple[str, ...], dict]]] = {}
 
     def autocluster(self, job: ClassAd) -> int:
+        """The job's autocluster. A job whose expressions are the very ones of a job seen
+        before, for every name its trace looked at and every name of its signature, is
+        in that job's autocluster, known without tracing or reading a value: the jobs of
+        a submission share their expressions."""
         if self.each_job_alone:
             return self.ids.setdefault(("job", id(job)), len(self.ids))
-        names = self._names(job)
-        exprs = tuple(map(job._exprs.get, names))
-        key = (id(names), *map(id, exprs))  # the same expressions: the same signature
-        known = self.by_exprs.get(key)
-        if known is None:
-            if len(self.by_exprs) >= 100_000:
-                self.by_exprs.clear()
-            cluster = self.ids.setdefault(self._signature(names, job), len(self.ids))
-            known = self.by_exprs[key] = (cluster, exprs)  # kept: their ids stay theirs
-        return known[0]
+        exprs = job._exprs
+        where = (id(exprs.get("requirements")), id(exprs.get("rank")))
+        for reads, known in self.by_exprs.get(where, {}).values():
+            hit = known.get(tuple(map(id, map(exprs.get, reads))))
+            if hit is not None:
+                return hit[0]
+        trace = self.collector.trace(job)
+        names = self._sorted(trace.names)
+        tables = self.by_exprs.setdefault(where, {})
+        if id(trace) not in tables:
+            tables[id(trace)] = (tuple(sorted({*names, *trace.looked})), {})
+        reads, known = tables[id(trace)]
+        found = tuple(map(exprs.get, reads))
+        if len(known) >= 100_000:
+            known.clear()
+        cluster = self.ids.setdefault(self._signature(names, job), len(self.ids))
+        known[tuple(map(id, found))] = (cluster, found)  # kept: their ids stay theirs
+        return cluster
 
     def signature(self, job: ClassAd) -> tuple:
         """The significant names and every name the job's own Requirements and Rank
         reach (lower-case, sorted), with each one's value: a literal's type and value,
         an expression's text, or absent."""
-        return self._signature(self._names(job), job)
+        return self._signature(self._sorted(self.collector.reach(job)), job)
 
     def _signature(self, names: tuple[str, ...], job: ClassAd) -> tuple:
         exprs = job._exprs
@@ -246,8 +266,9 @@ class Signatures:
             consts = tuple(values)
         return names, kinds, consts
 
-    def _names(self, job: ClassAd) -> tuple[str, ...]:
-        own = self.collector.reach(job)
+    def _sorted(self, own: frozenset[str]) -> tuple[str, ...]:
+        """The significant names and ``own`` (what a job's trace reached), lower-case
+        and sorted."""
         names = self.sorted_names.get(own)
         if names is None:
             everything = set(self.significant) | set(_ALWAYS) | own
