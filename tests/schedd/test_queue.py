@@ -321,7 +321,7 @@ class QueueMachine(RuleBasedStateMachine):
                     (n for n in self.idle_names() if self.model[n].submitter == submitter),
                     key=lambda n: self.model[n].place,
                 )
-                assert self.queue.idle_of(submitter) == [self.queue.jobs[n] for n in expected]
+                assert list(self.queue.idle_of(submitter)) == [self.queue.jobs[n] for n in expected]
 
 
 QueueMachine.TestCase.settings = settings(
@@ -354,5 +354,5 @@ def test_qedit_of_accounting_group_moves_an_idle_job_to_its_new_submitter():
     queue.add([job])
     job["AccountingGroup"] = "physics.alice"  # condor_qedit 1.0 AccountingGroup ...
     queue.edited("1.0")
-    assert queue.idle_of(f"physics.alice@{DOMAIN}") == [job]
+    assert list(queue.idle_of(f"physics.alice@{DOMAIN}")) == [job]
     assert list(queue.index.requests(("RequestCpus",))) == [f"physics.alice@{DOMAIN}"]

@@ -44,6 +44,7 @@ def pool() -> None:
 def start(directory: str | None, config: str | None, background: bool) -> None:
     """Start the daemons of DAEMON_LIST (a personal pool: all of them)."""
     from ..daemons.master import Master, pool_dir
+    from ..runtime.collection import freeze_survivors
 
     place = pool_dir(directory)
     running = _running(place)
@@ -53,6 +54,7 @@ def start(directory: str | None, config: str | None, background: bool) -> None:
     if background:
         _start_in_background(place, config)
         return
+    freeze_survivors()
     try:
         master = Master(place, config)
         asyncio.run(master.run())

@@ -74,28 +74,28 @@ class Claiming:
     def take_matches(self, matches: list[Any], negotiator: str = "") -> int:
         """The negotiator's matches: each claims its slot and starts a job of its
         autocluster (in the background); how many were taken."""
-        taken = 0
+        taken = unused = 0
         for match in matches:
             if not isinstance(match, dict):
                 raise BadRequest("each match must be a JSON object")
-            name = self._job_for({"negotiator": negotiator, **match})
+            if self._busy() >= self.max_running:
+                unused += 1
+                continue
+            name = self._job_for(negotiator, match)
             if name is None:
                 continue
             self.queue.reserve(name)
             self.starting.add(name)
             self.spawn(self._claim(name, match))
             taken += 1
+        if unused:
+            self.log.info(
+                "MAX_JOBS_RUNNING (%d) reached: %d matches not used", self.max_running, unused
+            )
         return taken
 
-    def _job_for(self, match: dict[str, Any]) -> str | None:
-        if self._busy() >= self.max_running:
-            self.log.info(
-                "MAX_JOBS_RUNNING (%d) reached: match for %s not used",
-                self.max_running,
-                match.get("slot"),
-            )
-            return None
-        negotiator = str(match.get("negotiator") or "")
+    def _job_for(self, negotiator: str, match: dict[str, Any]) -> str | None:
+        negotiator = str(match.get("negotiator", negotiator) or "")
         offered = self.offered.get(negotiator, {}).get(str(match.get("job")))
         if offered is None:
             return None

@@ -112,6 +112,7 @@ class StartdDaemon:
         # the processes it records die with the machine: no fsync needed for them
         self.engine = open_database(ctx.paths.spool, fsync=False)
         self._clean_up_after_crash()
+        self._records = self.engine.raw_connection()  # the starters', kept open: see _record
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
         detected = {  # the machine's own, for NUM_CPUS and MEMORY left unset
@@ -181,12 +182,19 @@ class StartdDaemon:
         name = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         self.runs[slot] = _Run(process, name, claim)
         self.claims[claim].job = name
-        with self.engine.begin() as conn:
-            conn.exec_driver_sql(_FORGET_STARTER, (slot,))
-            record = (slot, process.pid, process.create_time, name)
-            conn.exec_driver_sql(_RECORD_STARTER, record)
+        self._record(slot, (slot, process.pid, process.create_time, name))
         asyncio.get_running_loop().add_reader(process.pidfd, self._exited, slot)
         self.log.info("starting job %s on %s (pid %d)", name, slot, process.pid)
+
+    def _record(self, slot: str, starter: tuple | None = None) -> None:
+        """The slot's starter forgotten and its new one (slot, pid, create_time, job)
+        recorded, in one transaction on the connection kept for them: written at every
+        job start and exit, where a connection from the pool cost as much as the write."""
+        connection = self._records.driver_connection
+        with connection:  # commits
+            connection.execute(_FORGET_STARTER, (slot,))
+            if starter is not None:
+                connection.execute(_RECORD_STARTER, starter)
 
     def signal(self, slot: str, action: str) -> bool:
         run = self.runs.get(slot)
@@ -220,8 +228,7 @@ class StartdDaemon:
         except TransferError as err:
             run.hold = {"reason": err.reason, "code": err.code, "subcode": err.subcode}
         run.usage = run.process.usage().attrs()
-        with self.engine.begin() as conn:
-            conn.exec_driver_sql(_FORGET_STARTER, (slot,))
+        self._record(slot)
         self.log.info("job %s on %s exited: %s", run.job, slot, run.exit)
         if self.runs.get(slot) is run:
             self.node.exited(int(self.ctx.env.now), slot)
@@ -498,6 +505,7 @@ class StartdDaemon:
                 await self.ctx.collectors.invalidate("Machine", names=names)
         for api in self._apis.values():
             await api.close()
+        self._records.close()
         self.engine.dispose()
 
 

@@ -69,6 +69,16 @@ class _Missing:
 
 
 _MISSING = _Missing()
+
+
+class _Absent:
+    """An absent attribute, to a signature: its own kind of value."""
+
+    const = None
+
+
+_ABSENT = _Absent()
+_NotConst = type(NOT_CONST)
 _SLOT_PREFIX = re.compile(r"^Slot[0-9]*_", re.IGNORECASE)
 _ALWAYS = ("Requirements", "Rank", "ConcurrencyLimits", "ConcurrencyLimitsExpr")
 
@@ -99,6 +109,7 @@ class _Trace:
         self.trees = tuple(n for n, shape in looked.items() if shape not in (None, True))
         self.nodes = tuple(looked[n] for n in self.trees)
         self.names = names
+        self.looked = tuple(looked)
 
     def holds(self, exprs: dict[str, Expr]) -> bool:
         trees = map(exprs.get, self.trees, repeat(_MISSING))
@@ -135,12 +146,17 @@ class NameCollector:
     def reach(self, ad: ClassAd) -> frozenset[str]:
         """Every name mentioned by the ad's Requirements and Rank and, transitively, by
         the ad's attributes they mention (as written, not lower-cased)."""
+        return self.trace(ad).names
+
+    def trace(self, ad: ClassAd) -> _Trace:
+        """The trace that holds for the ad: what it reaches, and the (lower-case) names of
+        the attributes it looked at on the way (``looked``)."""
         exprs = ad._exprs
         key = (id(exprs.get("requirements")), id(exprs.get("rank")))
         traces = self.traces.setdefault(key, [])
         for trace in traces:
             if trace.holds(exprs):
-                return trace.names
+                return trace
         looked: dict[str, object] = {}
 
         def has(lname: str) -> bool:
@@ -160,9 +176,9 @@ class NameCollector:
                 out.add(mentioned)
                 if has(mentioned.lower()) and mentioned.lower() not in seen:
                     pending.append(mentioned)
-        names = frozenset(out)
-        traces.append(_Trace(looked, names))
-        return names
+        trace = _Trace(looked, frozenset(out))
+        traces.append(trace)
+        return trace
 
 
 def significant_attributes(
@@ -199,34 +215,71 @@ class Signatures:
         self.text: dict[int, str] = {}
         self.collector = NameCollector()
         self.sorted_names: dict[frozenset[str], tuple[str, ...]] = {}
+        self.spots: dict[tuple[type, ...], list[int]] = {}  # where the expressions are
+        # (requirements, rank) -> trace -> (the names read, their expressions' ids -> the
+        # autocluster and the expressions, kept so that the ids stay theirs)
+        self.by_exprs: dict[tuple[int, int], dict[int, tuple[tuple[str, ...], dict]]] = {}
 
     def autocluster(self, job: ClassAd) -> int:
-        key = ("job", id(job)) if self.each_job_alone else self.signature(job)
-        return self.ids.setdefault(key, len(self.ids))
+        """The job's autocluster. A job whose expressions are the very ones of a job seen
+        before, for every name its trace looked at and every name of its signature, is
+        in that job's autocluster, known without tracing or reading a value: the jobs of
+        a submission share their expressions."""
+        if self.each_job_alone:
+            return self.ids.setdefault(("job", id(job)), len(self.ids))
+        exprs = job._exprs
+        where = (id(exprs.get("requirements")), id(exprs.get("rank")))
+        for reads, known in self.by_exprs.get(where, {}).values():
+            hit = known.get(tuple(map(id, map(exprs.get, reads))))
+            if hit is not None:
+                return hit[0]
+        trace = self.collector.trace(job)
+        names = self._sorted(trace.names)
+        tables = self.by_exprs.setdefault(where, {})
+        if id(trace) not in tables:
+            tables[id(trace)] = (tuple(sorted({*names, *trace.looked})), {})
+        reads, known = tables[id(trace)]
+        found = tuple(map(exprs.get, reads))
+        if len(known) >= 100_000:
+            known.clear()
+        cluster = self.ids.setdefault(self._signature(names, job), len(self.ids))
+        known[tuple(map(id, found))] = (cluster, found)  # kept: their ids stay theirs
+        return cluster
 
     def signature(self, job: ClassAd) -> tuple:
-        """(lower-case name, value) for every significant name and every name the job's
-        own Requirements and Rank reach, sorted by name."""
-        value = self._value
-        return tuple((n, value(job, n)) for n in self._names(job))
+        """The significant names and every name the job's own Requirements and Rank
+        reach (lower-case, sorted), with each one's value: a literal's type and value,
+        an expression's text, or absent."""
+        return self._signature(self._sorted(self.collector.reach(job)), job)
 
-    def _names(self, job: ClassAd) -> tuple[str, ...]:
-        own = self.collector.reach(job)
+    def _signature(self, names: tuple[str, ...], job: ClassAd) -> tuple:
+        exprs = job._exprs
+        consts = tuple(map(_CONST, map(exprs.get, names, repeat(_ABSENT))))
+        kinds = tuple(map(type, consts))  # 1, 1.0 and true apart; text apart from strings
+        if _NotConst in kinds:
+            spots = self.spots.get(kinds)
+            if spots is None:
+                spots = self.spots[kinds] = [i for i, k in enumerate(kinds) if k is _NotConst]
+            values = list(consts)
+            for i in spots:
+                values[i] = self._text(exprs[names[i]].node)
+            consts = tuple(values)
+        return names, kinds, consts
+
+    def _sorted(self, own: frozenset[str]) -> tuple[str, ...]:
+        """The significant names and ``own`` (what a job's trace reached), lower-case
+        and sorted."""
         names = self.sorted_names.get(own)
         if names is None:
             everything = set(self.significant) | set(_ALWAYS) | own
             names = self.sorted_names[own] = tuple(sorted(n.lower() for n in everything))
         return names
 
-    def _value(self, job: ClassAd, lname: str) -> object:
-        expr = job._exprs.get(lname)
-        if expr is None:
-            return None
-        if expr.const is not NOT_CONST:
-            return (type(expr.const).__name__, expr.const)
-        key = id(expr.node)
+    def _text(self, node: Node) -> str:
+        """An expression's text (cached by syntax tree: a cluster's jobs share theirs)."""
+        key = id(node)
         text = self.text.get(key)
         if text is None:
-            text = self.text[key] = unparse(expr.node)
-            self.collector.keep.append(expr.node)
+            text = self.text[key] = unparse(node)
+            self.collector.keep.append(node)
         return text

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 
 from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
@@ -28,6 +30,12 @@ __all__ = [
     "served",
     "submitter_of",
 ]
+
+# schedd_order's quick reading of a job's four literals
+_ORDER = ("jobprio", "qdate", "clusterid", "procid")
+_NUMBERS = frozenset((int, float))
+_CONST = attrgetter("const")
+_UNDEFINED = Expr("undefined")
 
 IDLE = 1
 
@@ -110,6 +118,10 @@ class SubmitterQueue:
 
 def schedd_order(job: ClassAd) -> tuple:
     """The schedd's order of idle jobs: JobPrio first, then QDate, ClusterId, ProcId."""
+    literals = tuple(map(_CONST, map(job._exprs.get, _ORDER, repeat(_UNDEFINED))))
+    if _NUMBERS.issuperset(map(type, literals)):  # a job as submitted: four numbers
+        prio, qdate, cluster, proc = literals
+        return (-prio, qdate, cluster, proc)
     prio = attribute(job, "JobPrio")
     qdate = attribute(job, "QDate")
     return (

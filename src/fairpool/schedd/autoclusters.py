@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..classad import ClassAd
+from ..negotiator.attribute import attribute
 from ..negotiator.autocluster import Signatures
 from ..negotiator.submitters import Request, SubmitterQueue, schedd_order
 
@@ -42,12 +43,24 @@ _Key = tuple[str, int]  # (submitter, autocluster)
 class _Group:
     """One submitter's idle jobs of one autocluster, in schedd order: ``front`` the first
     of them already read in order, ``heap`` the rest (with entries left behind by jobs
-    that left: each entry's token must still be the job's to count)."""
+    that left: each entry's token must still be the job's to count). A job that leaves
+    from the head of ``front`` (the one a match just took) takes its entry along; any
+    other leaves the front to be checked again (``stale``)."""
 
     heap: list[tuple[tuple, int, str]] = field(default_factory=list)
     front: list[tuple[tuple, int, str]] = field(default_factory=list)
     members: dict[str, tuple[int, float]] = field(default_factory=dict)  # job -> token, cpus
     weighted: float = 0.0  # the members' RequestCpus
+    stale: bool = False  # the front may hold entries of jobs that left
+
+    def leave(self, name: str) -> None:
+        token, cpus = self.members.pop(name)
+        self.weighted -= cpus
+        front = self.front
+        if front and front[0][1] == token:
+            del front[0]
+        else:
+            self.stale = True
 
     def live(self, entry: tuple[tuple, int, str]) -> bool:
         found = self.members.get(entry[2])
@@ -58,6 +71,16 @@ class _Group:
             bisect.insort(self.front, entry)  # before jobs already read in order
         else:
             heapq.heappush(self.heap, entry)
+
+    def push_all(self, entries: list[tuple[tuple, int, str]]) -> None:
+        """Entries of jobs that became idle: one by one when they are few, else the heap
+        made again at once (a submission's thousands)."""
+        if self.front or len(entries) * 4 < len(self.heap):
+            for entry in entries:
+                self.push(entry)
+        else:
+            self.heap += entries
+            heapq.heapify(self.heap)
 
     def nth(self, k: int) -> str:
         """The k-th member in schedd order (counting from 0), reading the heap as far as
@@ -71,9 +94,9 @@ class _Group:
 
     def prune(self) -> None:
         """Forget entries of jobs that left, at the front and at the top of the heap."""
-        front = self.front
-        if front and not all(self.live(e) for e in front):
-            self.front = [e for e in front if self.live(e)]
+        if self.stale:
+            self.front = [e for e in self.front if self.live(e)]
+            self.stale = False
         heap = self.heap
         while heap and not self.live(heap[0]):
             heapq.heappop(heap)
@@ -128,7 +151,7 @@ class AutoclusterIndex:
             return
         self._ads.pop(name)
         group = self._groups[key]
-        group.weighted -= group.members.pop(name)[1]
+        group.leave(name)
         if not group.members:
             del self._groups[key]
 
@@ -189,17 +212,20 @@ class AutoclusterIndex:
             self._ads.clear()
         assert self._signatures is not None
         autocluster = self._signatures.autocluster
+        joining: dict[_Key, list[tuple[tuple, int, str]]] = {}
         for name, (job, submitter) in self._pending.items():
             key = (submitter, autocluster(job))
             self._key[name] = key
             self._ads[name] = job
             self._tokens += 1
-            cpus = job.eval("RequestCpus")
+            cpus = attribute(job, "RequestCpus")
             cpus = cpus if type(cpus) in (int, float) else 1
             group = self._groups.get(key)
             if group is None:
                 group = self._groups[key] = _Group()
             group.members[name] = (self._tokens, cpus)
             group.weighted += cpus
-            group.push((schedd_order(job), self._tokens, name))
+            joining.setdefault(key, []).append((schedd_order(job), self._tokens, name))
+        for key, entries in joining.items():
+            self._groups[key].push_all(entries)
         self._pending.clear()

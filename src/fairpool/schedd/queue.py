@@ -17,12 +17,13 @@ of the negotiator's sight (``reserve``), as the schedd keeps it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ..classad import ClassAd
 from ..classad.scope import NOT_CONST
 from ..negotiator.submitters import job_id, submitter_of
+from .idle_order import IdleOrder
 
 if TYPE_CHECKING:
     from .autoclusters import AutoclusterIndex
@@ -79,6 +80,7 @@ class JobQueue:
         self.place: dict[str, int] = {}  # job -> its place in the queue
         self._count = 0
         self._submitters: dict[tuple, tuple[str, list]] = {}
+        self._order = IdleOrder()  # the idle jobs of each submitter, in queue order
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -202,28 +204,37 @@ class JobQueue:
             if job.eval("JobStatus") in _ACTIVE:
                 _less(self.running, before)
                 self.running[after] += 1
+            if name in self.idle:
+                self._order.remove(before)
+                self._order.add(after, self.place[name], name)
         if name in self.idle and self.index is not None:
             self.index.discard(name)
             self.index.add(name, job, after)
 
     # -- reading ------------------------------------------------------------------------
-    def idle_of(self, submitter: str) -> list[ClassAd]:
-        """The submitter's idle jobs in queue order."""
-        own = [
-            (self.place[name], job)
-            for name, job in self.idle.items()
-            if self.submitter[name] == submitter
-        ]
-        return [job for _, job in sorted(own, key=lambda pair: pair[0])]
+    def idle_of(self, submitter: str) -> Iterator[ClassAd]:
+        """The submitter's idle jobs in queue order, read as far as the caller goes."""
+        return self._order.read(submitter, self._idle_entry)
+
+    def _idle_entry(self, submitter: str, place: int, name: str) -> ClassAd | None:
+        """The job an entry of IdleOrder stands for, while it is idle for ``submitter``."""
+        job = self.idle.get(name)
+        if job is None or self.submitter[name] != submitter or self.place[name] != place:
+            return None
+        return job
 
     # -- bookkeeping --------------------------------------------------------------------
     def _idle(self, name: str, job: ClassAd) -> None:
         self.idle[name] = job
+        self._order.add(self.submitter[name], self.place[name], name)
         if self.index is not None:
             self.index.add(name, job, self.submitter[name])
 
     def _not_idle(self, name: str) -> None:
-        if self.idle.pop(name, None) is not None and self.index is not None:
+        if self.idle.pop(name, None) is None:
+            return
+        self._order.remove(self.submitter[name])
+        if self.index is not None:
             self.index.discard(name)
 
     @staticmethod

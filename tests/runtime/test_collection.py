@@ -1,0 +1,35 @@
+"""The pool's process freezes what survives a full garbage collection (runtime/collection.py),
+and thaws it again once THAW_AFTER has passed; in a process of its own, since it changes the
+whole process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+SCRIPT = """
+import gc
+from fairpool.runtime.collection import freeze_survivors
+kept = [[n] for n in range(1000)]
+freeze_survivors(thaw_after={thaw})
+gc.collect()
+print(gc.get_freeze_count())
+gc.collect()
+print(gc.get_freeze_count())
+"""
+
+
+def run(thaw_after: float) -> list[int]:
+    script = SCRIPT.format(thaw=thaw_after)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return [int(line) for line in out.stdout.split()]
+
+
+def test_the_survivors_of_a_full_collection_are_frozen():
+    first, second = run(3600.0)
+    assert first >= 1000  # the lists kept, and whatever else lives
+    assert second >= first
+
+
+def test_once_thaw_after_has_passed_they_are_thawed():
+    assert run(0.0) == [0, 0]
