@@ -43,6 +43,7 @@ from .candidates import (
     current_rank,
     match_list,
 )
+from .kept_values import WIDTH, KeptValues
 from .params import NegotiatorParams
 from .slots import Slot
 
@@ -132,10 +133,12 @@ class VectorLists:
         for row, slot in enumerate(slots):
             slot.board, slot.row = self.board, row
         ads = list(map(_AD, slots))
+        self.kept: KeptValues | None = None  # values from earlier cycles, when columns are
         if columns is None:
             columns = SlotColumns(ads)
         else:
             columns.sync(ads, list(map(_NAME, slots)))
+            self.kept = KeptValues.of(columns, params)
         self.columns = columns
         self.skip = np.array([s.claimed_idle for s in slots], bool)
         self.policy = np.array(
@@ -198,32 +201,83 @@ class VectorLists:
         return match_list(job, slots, turn, self.params, eup_of, self.now, reasons)
 
     def _evaluate(self, job: ClassAd, autocluster: int) -> _Entry:
-        """The autocluster's evaluation over the free slots; each expression at one row
-        of each class of rows alike in what it reads, where there are such classes
-        (classad/vector/classes.py: pools are made of copies of a few machines)."""
-        params = self.params
+        """The autocluster's evaluation over the free slots: at unclaimed rows from the
+        values kept from earlier cycles where they hold (kept_values.py), the other rows
+        evaluated (``_stages``)."""
         rows = np.flatnonzero(~self.board & ~self.skip & ~self.policy)
+        claimed = self.user[rows] != _NONE
+        if not self.params.consider_preemption:
+            claimed[:] = False
+        table = np.zeros((len(rows), WIDTH))
+        done = np.zeros(len(rows), bool)
+        before = self.kept.find(autocluster, job, self.now) if self.kept else None
+        if before is not None:
+            plain = np.flatnonzero(~claimed)
+            found, values = before.lookup(self.columns, rows[plain])
+            done[plain[found]] = True
+            table[plain[found]] = values[found]
+        todo = np.flatnonzero(~done)
         vm = VectorMatch(self.columns, job, now=self.now)
-        rows = rows[self._on(vm, "job requirements", rows, "requirements", False, satisfied_cells)]
-        rows = rows[self._on(vm, "requirements", rows, "requirements", True, satisfied_cells)]
-        n = len(rows)
-        pre = self._negotiator_rank(vm, "pre", params.pre_job_rank, rows)
-        job_rank = self._on(vm, "job rank", rows, "rank", False, _number_or_zero)
-        post = self._negotiator_rank(vm, "post", params.post_job_rank, rows)
-        claimed = self.user[rows] != _NONE if params.consider_preemption else np.zeros(n, bool)
-        slot_rank, preempt = np.zeros(n), np.full(n, -FLT_MAX)
-        at = np.flatnonzero(claimed)
-        if len(at):
-            slot_rank[at] = self._on(vm, "rank", rows[at], "rank", True, _number_or_zero)
-            preempt[at] = self._negotiator_rank(vm, "preempt", params.preemption_rank, rows[at])
-        entry = _Entry(
-            {n: job_token(job, n) for n in vm.read}, rows, pre, job_rank, post, slot_rank, preempt
-        )
-        if not claimed.any():
+        ok, ranks, slot_rank, preempt = self._stages(vm, rows[todo], claimed[todo])
+        table[todo, 0] = ok
+        table[todo[ok], 1:] = ranks
+        met = table[:, 0] != 0
+        pre, job_rank, post = table[met, 1], table[met, 2], table[met, 3]
+        n = int(np.count_nonzero(met))
+        entry_slot_rank, entry_preempt = np.zeros(n), np.full(n, -FLT_MAX)
+        at = np.flatnonzero(claimed[met])
+        entry_slot_rank[at], entry_preempt[at] = slot_rank, preempt
+        read = {name: job_token(job, name) for name in vm.read}
+        if before is not None:
+            read = {**before.read, **read}
+        entry = _Entry(read, rows[met], pre, job_rank, post, entry_slot_rank, entry_preempt)
+        if not len(at):
             entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
         if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
             self.cache[autocluster] = entry
+            if self.kept is not None:
+                plain = np.flatnonzero(~claimed)
+                evaluated = np.flatnonzero(~done[plain])
+                when = self.now if vm.clock else None
+                self.kept.keep(
+                    autocluster,
+                    self.columns,
+                    rows[plain],
+                    table[plain],
+                    evaluated,
+                    read,
+                    set(vm.slot_log),
+                    when,
+                    before,
+                )
         return entry
+
+    def _stages(
+        self, vm: VectorMatch, rows: np.ndarray, claimed: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Evaluate ``rows``: (which meet both Requirements, the pre, job and post ranks
+        of those, the slot RANK and PREEMPTION_RANK of those of them ``claimed``); each
+        expression at one row of each class of rows alike in what it reads, where there
+        are such classes (classad/vector/classes.py: pools are made of copies of a few
+        machines)."""
+        params = self.params
+        if not len(rows):
+            return np.zeros(0, bool), np.zeros((0, 3)), np.zeros(0), np.zeros(0)
+        ok = self._on(vm, "job requirements", rows, "requirements", False, satisfied_cells)
+        at = np.flatnonzero(ok)
+        met = self._on(vm, "requirements", rows[at], "requirements", True, satisfied_cells)
+        ok[at[~met]] = False
+        rows, claimed = rows[ok], claimed[ok]
+        ranks = np.empty((len(rows), 3))
+        ranks[:, 0] = self._negotiator_rank(vm, "pre", params.pre_job_rank, rows)
+        ranks[:, 1] = self._on(vm, "job rank", rows, "rank", False, _number_or_zero)
+        ranks[:, 2] = self._negotiator_rank(vm, "post", params.post_job_rank, rows)
+        rows = rows[claimed]
+        if not len(rows):
+            return ok, ranks, np.zeros(0), np.zeros(0)
+        slot_rank = self._on(vm, "rank", rows, "rank", True, _number_or_zero)
+        preempt = self._negotiator_rank(vm, "preempt", params.preemption_rank, rows)
+        return ok, ranks, slot_rank, preempt
 
     def _classes(self, stage: str) -> RowClasses:
         found = self.classes.get(stage)

@@ -7,6 +7,12 @@ parsed tree of equal text, so a pool's few START expressions make a few groups, 
 evaluated once over its rows). ``sync`` takes the next cycle's ads, finds each slot
 again by its ``Name`` and re-encodes only the cells whose expression changed, so columns
 carry over from one cycle to the next.
+
+Every row has a *stamp*, a number no other row state ever gets: a row is stamped afresh
+when it is new, when its ad is another object, or when one of its cells is encoded again.
+A value computed at a row from its cells (and nothing else that changed) therefore holds
+while the row keeps its stamp, which is what lets an evaluator keep values from one cycle
+to the next (``kept``) and find the rows to evaluate again.
 """
 
 from __future__ import annotations
@@ -135,6 +141,7 @@ class Variants:
         self.node = node  # kept so that the id in the memo's key stays this node's
         self.by_names: dict[tuple[str, ...], dict[tuple, Memo]] = {}
         self.slot_names: set[str] = set()  # the slot columns its values read
+        self.clock = False  # whether its values read the time
 
 
 class SlotColumns:
@@ -152,6 +159,14 @@ class SlotColumns:
         # classes did not pay), learnt in one cycle, used in the next
         self.class_keys: dict[str, frozenset[str] | None] = {}
         self._row_names = _names(self.ads)
+        self._stamped = 0
+        self.stamps = self._fresh(len(self.ads))
+        self.kept: dict[str, Any] = {}  # evaluators' values kept by stamp (their own key)
+
+    def _fresh(self, n: int) -> np.ndarray:
+        """``n`` stamps never given before."""
+        self._stamped += n
+        return np.arange(self._stamped - n + 1, self._stamped + 1, dtype=np.int64)
 
     def track(self) -> None:
         """The owner of the ads promises to ``mark`` every slot it changes in place: a
@@ -183,13 +198,16 @@ class SlotColumns:
         rows: np.ndarray,
         value: Any,
         slot_names: Iterable[str] = (),
+        clock: bool = False,
     ) -> None:
         """Keep a sub-expression's value at ``rows`` (VectorMatch._kept), within budget;
-        ``slot_names``: the slot columns it read (given back with it)."""
+        ``slot_names``: the slot columns it read, ``clock``: whether it read the time
+        (both given back with it)."""
         variants = self.memo.get(key)
         if variants is None or variants.node is not node:
             variants = self.memo[key] = Variants(node)
         variants.slot_names.update(slot_names)
+        variants.clock = variants.clock or clock
         by_tokens = variants.by_names.setdefault(names, {})
         memo = by_tokens.get(tokens)
         if memo is None:
@@ -216,28 +234,37 @@ class SlotColumns:
         self.memo.clear()  # a new cycle: another time, other annotations
         self.memo_cells = 0
         changed = 0
-        stale = range(len(self.ads))
+        ads = self.ads
+        renewed = [r for r, o in enumerate(old_rows.tolist()) if o < 0 or previous[o] is not ads[r]]
+        stale: Iterable[int] = range(len(ads))
         if self.dirty is not None:
             dirty, self.dirty = self.dirty, set()
-            stale = [
-                r
-                for r, o in enumerate(old_rows.tolist())
-                if o < 0 or names[r] in dirty or previous[o] is not self.ads[r]
-            ]
+            stale = sorted({*renewed, *(r for r, name in enumerate(names) if name in dirty)})
         fresh = np.flatnonzero(old_rows < 0)
         unmoved = len(previous) == len(old_rows) and not len(fresh)
         unmoved = unmoved and bool((old_rows == np.arange(len(old_rows))).all())
         source = np.where(old_rows < 0, 0, old_rows)
-        stale_exprs = [(row, self.ads[row]._exprs) for row in stale]
+        if not unmoved:
+            self.stamps = self.stamps[source] if len(self.stamps) else self.stamps[:0]
+        touched = set(renewed)
+        stale_exprs = [(row, ads[row]._exprs) for row in stale]
         for lname, column in self.columns.items():
             if not unmoved:
                 column.remap(source, fresh)
             held = column.exprs.tolist()  # compared by identity first: most cells are kept
             for row, exprs in stale_exprs:
                 expr = exprs.get(lname)
-                if held[row] is not expr:
-                    changed += column.update(row, expr, self.strings)
+                if held[row] is not expr and column.update(row, expr, self.strings):
+                    changed += 1
+                    touched.add(row)
+        self._restamp(sorted(touched))
         return changed
+
+    def _restamp(self, rows: list[int]) -> None:
+        if len(self.stamps) != len(self.ads):  # rows before any column was read
+            self.stamps = self._fresh(len(self.ads))
+        elif rows:
+            self.stamps[rows] = self._fresh(len(rows))
 
     def refresh(self, row: int) -> None:
         """Re-read one row after its ad changed in place."""
@@ -247,6 +274,7 @@ class SlotColumns:
         self.nested[row] = ad.parent is not None
         for lname, column in self.columns.items():
             column.update(row, ad._exprs.get(lname), self.strings)
+        self._restamp([row])
 
 
 def _names(ads: Sequence[ClassAd]) -> list[str | None]:
