@@ -138,7 +138,11 @@ def _contents(
     columns: SlotColumns, names: tuple[str, ...], rows: np.ndarray
 ) -> list[tuple[tuple, tuple]]:
     """Each row's cells in columns ``names``: (a key of their expressions' identities,
-    the expressions, which held keep the identities from being given again)."""
-    exprs = [columns.column(name).exprs[rows].tolist() for name in names]
-    held = list(zip(*exprs, strict=True)) if exprs else [() for _ in range(len(rows))]
-    return [(tuple(map(id, cells)), cells) for cells in held]
+    the expressions, which held keep the identities from being given again). Read from
+    the ads, which hold what the columns hold once they follow them (table.py)."""
+    found = []
+    for row in rows.tolist():
+        exprs = columns.ads[row]._exprs
+        cells = tuple([exprs.get(name) for name in names])
+        found.append((tuple(map(id, cells)), cells))
+    return found

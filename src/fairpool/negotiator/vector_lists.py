@@ -154,10 +154,7 @@ class VectorLists:
         self.cache: dict[int, _Entry] = {}
         self.eligible = np.flatnonzero(~self.skip & ~self.policy)  # rows _evaluate reads
         self.classes: dict[str, RowClasses] = {}  # of the eligible rows, per expression
-        column = columns.column("currentrank")
-        number, value = _numbers(column.cells, len(slots))
-        self.current_rank = np.where(number, value, 0.0)
-        self.current_dynamic = column.group >= 0
+        self._current_rank: tuple[np.ndarray, np.ndarray] | None = None
 
     def match_list(
         self,
@@ -189,8 +186,13 @@ class VectorLists:
     def _current(self, rows: np.ndarray) -> np.ndarray:
         """candidates.current_rank of each row: from the column where CurrentRank is a
         literal, by evaluation where it is an expression."""
-        current = self.current_rank[rows]
-        for k in np.flatnonzero(self.current_dynamic[rows]):
+        if self._current_rank is None:  # (each cycle's column: claimed rows only read it)
+            column = self.columns.column("currentrank")
+            number, value = _numbers(column.cells, len(self.slots))
+            self._current_rank = np.where(number, value, 0.0), column.group >= 0
+        ranks, dynamic = self._current_rank
+        current = ranks[rows]
+        for k in np.flatnonzero(dynamic[rows]):
             current[k] = current_rank(self.slots[rows[k]].ad)
         return current
 

@@ -9,10 +9,16 @@ again by its ``Name`` and re-encodes only the cells whose expression changed, so
 carry over from one cycle to the next.
 
 Every row has a *stamp*, a number no other row state ever gets: a row is stamped afresh
-when it is new, when its ad is another object, or when one of its cells is encoded again.
-A value computed at a row from its cells (and nothing else that changed) therefore holds
-while the row keeps its stamp, which is what lets an evaluator keep values from one cycle
-to the next (``kept``) and find the rows to evaluate again.
+when it is new, when its ad is another object, or when one of its cells may have changed
+(encoded again, or, with ``track``, marked). A value computed at a row from its cells (and
+nothing else that changed) therefore holds while the row keeps its stamp, which is what
+lets an evaluator keep values from one cycle to the next (``kept``) and find the rows to
+evaluate again.
+
+With ``track``, a column follows the rows only when it is next read: a sync logs how rows
+moved, and a column read later follows every move logged since it was last read and
+encodes again the rows stamped since (an evaluator that keeps its values reads few
+columns in a cycle).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from .cells import StringTable, U, Vec, X, cell_of, is_vec, lanes
 __all__ = ["MEMO_CELLS", "Column", "Memo", "SlotColumns", "Variants"]
 
 MEMO_CELLS = 24_000_000  # ~400 MiB of kept sub-expression values (17 bytes a cell)
+_MOVES = 16  # tracked syncs logged at most before every column follows them
 
 
 class Column:
@@ -162,6 +169,8 @@ class SlotColumns:
         self._stamped = 0
         self.stamps = self._fresh(len(self.ads))
         self.kept: dict[str, Any] = {}  # evaluators' values kept by stamp (their own key)
+        self._moves: list[np.ndarray | None] = []  # tracked syncs: new row -> old row (-1: new)
+        self._read_at: dict[str, tuple[int, int]] = {}  # column -> (moves, stamp) followed
 
     def _fresh(self, n: int) -> np.ndarray:
         """``n`` stamps never given before."""
@@ -187,7 +196,19 @@ class SlotColumns:
         if column is None:
             exprs = [ad._exprs.get(lname) for ad in self.ads]
             column = self.columns[lname] = Column(exprs, self.strings)
+        elif self._read_at[lname][0] != len(self._moves):
+            self._follow(lname, column)
+        self._read_at[lname] = (len(self._moves), self._stamped)
         return column
+
+    def _follow(self, lname: str, column: Column) -> None:
+        """Bring a column up to date with the syncs logged since it was last read."""
+        moves, stamped = self._read_at[lname]
+        source = _composed(self._moves[moves:])
+        if source is not None:
+            column.remap(np.maximum(source, 0), np.flatnonzero(source < 0))
+        for row in np.flatnonzero(self.stamps > stamped).tolist():
+            column.update(row, self.ads[row]._exprs.get(lname), self.strings)
 
     def remember(
         self,
@@ -219,9 +240,10 @@ class SlotColumns:
 
     def sync(self, ads: Sequence[ClassAd], names: list[str | None] | None = None) -> int:
         """Follow a new list of ads (the next cycle's pool); returns how many cells were
-        encoded again. A slot keeps its cells by its ``Name``; only the cells whose
-        expression changed, and those of new slots, are encoded. ``names``: the ads'
-        names when the caller has them already."""
+        encoded again (none with ``track``: columns are encoded when next read). A slot
+        keeps its cells by its ``Name``; only the cells whose expression changed, and
+        those of new slots, are encoded. ``names``: the ads' names when the caller has
+        them already."""
         previous = self.ads
         old = {name: row for row, name in enumerate(self._row_names) if name is not None}
         names = _names(ads) if names is None else names
@@ -246,6 +268,15 @@ class SlotColumns:
         source = np.where(old_rows < 0, 0, old_rows)
         if not unmoved:
             self.stamps = self.stamps[source] if len(self.stamps) else self.stamps[:0]
+        if self.dirty is not None:  # columns follow when read (see the module docstring)
+            self._moves.append(None if unmoved else np.where(old_rows < 0, -1, source))
+            self._restamp(list(stale))
+            if len(self._moves) > _MOVES:
+                for lname in self.columns:
+                    self.column(lname)
+                self._moves.clear()
+                self._read_at = {n: (0, at) for n, (_, at) in self._read_at.items()}
+            return 0
         touched = set(renewed)
         stale_exprs = [(row, ads[row]._exprs) for row in stale]
         for lname, column in self.columns.items():
@@ -272,9 +303,25 @@ class SlotColumns:
         self.memo.clear()
         self.memo_cells = 0
         self.nested[row] = ad.parent is not None
-        for lname, column in self.columns.items():
+        for lname in self.columns:
+            column = self.column(lname)
             column.update(row, ad._exprs.get(lname), self.strings)
         self._restamp([row])
+
+
+def _composed(moves: list[np.ndarray | None]) -> np.ndarray | None:
+    """Rows moved by several syncs in turn, as one move (None: no row moved)."""
+    source: np.ndarray | None = None
+    for move in moves:
+        if move is None:
+            continue
+        if source is None:
+            source = move
+        elif len(source):
+            source = np.where(move >= 0, source[np.clip(move, 0, len(source) - 1)], -1)
+        else:
+            source = np.full(len(move), -1, np.int64)
+    return source
 
 
 def _names(ads: Sequence[ClassAd]) -> list[str | None]:
