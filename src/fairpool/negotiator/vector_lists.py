@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import Any
 
@@ -87,9 +88,9 @@ class _Entry:
     preempt: np.ndarray
     order: np.ndarray | None = None  # sorted positions, when no slot is claimed
 
-    @property
+    @cached_property
     def unordered(self) -> bool:
-        """Whether a rank is NaN."""
+        """Whether a rank is NaN (asked at every turn; the ranks never change)."""
         keys = (self.pre, self.job_rank, self.post, self.preempt)
         return any(np.isnan(k).any() for k in keys)
 
