@@ -40,6 +40,7 @@ __all__ = ["KeptValues", "Values"]
 WIDTH = 4  # a row's values: both Requirements met (0 or 1), pre, job and post rank
 _CONTENT_ROWS = 64  # rows of one evaluation whose contents are kept (the first ones)
 _CONTENTS = 4096  # contents kept per autocluster at most
+_LOOKUPS = 256  # rows at most looked up by content (one at a time) in a lookup
 
 
 @dataclass(eq=False)
@@ -63,7 +64,7 @@ class Values:
         found = self.stamps[at] == stamps
         table[found] = self.table[at[found]]
         missing = np.flatnonzero(~found)
-        if len(missing) and self.contents:
+        if 0 < len(missing) <= _LOOKUPS and self.contents:  # more: evaluated, for less
             keys = _contents(columns, self.slot_read, rows[missing])
             for k, (key, _) in zip(missing.tolist(), keys, strict=True):
                 kept = self.contents.get(key)

@@ -251,18 +251,26 @@ class SlotColumns:
         old_rows = np.array([old.get(name, -1) for name in names], np.int64)
         if len(set(old_rows[old_rows >= 0].tolist())) != int((old_rows >= 0).sum()):
             old_rows[:] = -1  # a name twice: rows cannot be told apart
-        self.ads = list(ads)
-        self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
+        self.ads = ads = list(ads)
+        nested = self.nested
+        self.nested = np.array([ad.parent is not None for ad in ads], bool)
         self.memo.clear()  # a new cycle: another time, other annotations
         self.memo_cells = 0
         changed = 0
-        ads = self.ads
-        renewed = [r for r, o in enumerate(old_rows.tolist()) if o < 0 or previous[o] is not ads[r]]
-        stale: Iterable[int] = range(len(ads))
+        fresh = np.flatnonzero(old_rows < 0)
         if self.dirty is not None:
             dirty, self.dirty = self.dirty, set()
-            stale = sorted({*renewed, *(r for r, name in enumerate(names) if name in dirty)})
-        fresh = np.flatnonzero(old_rows < 0)
+            olds = old_rows.tolist()
+            stale: Iterable[int] = sorted(
+                {
+                    *(r for r, o in enumerate(olds) if o < 0 or previous[o] is not ads[r]),
+                    *(r for r, name in enumerate(names) if name in dirty),
+                }
+            )
+        else:
+            stale = range(len(ads))
+            moved = nested[np.maximum(old_rows, 0)] if len(nested) else self.nested
+            renewed = fresh.tolist() + np.flatnonzero(moved != self.nested).tolist()
         unmoved = len(previous) == len(old_rows) and not len(fresh)
         unmoved = unmoved and bool((old_rows == np.arange(len(old_rows))).all())
         source = np.where(old_rows < 0, 0, old_rows)
@@ -277,6 +285,7 @@ class SlotColumns:
                 self._moves.clear()
                 self._read_at = {n: (0, at) for n, (_, at) in self._read_at.items()}
             return 0
+        # a row whose new ad has the same cells and nesting keeps its stamp
         touched = set(renewed)
         stale_exprs = [(row, ads[row]._exprs) for row in stale]
         for lname, column in self.columns.items():
