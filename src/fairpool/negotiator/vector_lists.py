@@ -211,48 +211,68 @@ class VectorLists:
         claimed = self.user[rows] != _NONE
         if not self.params.consider_preemption:
             claimed[:] = False
+        vm = VectorMatch(self.columns, job, now=self.now)
+        if self.kept is None:  # columns made for this cycle: nothing kept, nothing to keep
+            ok, ranks, slot_rank, preempt = self._stages(vm, rows, claimed)
+            read = {name: job_token(job, name) for name in vm.read}
+            entry = self._entry(read, rows[ok], ranks, claimed[ok], slot_rank, preempt)
+            if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
+                self.cache[autocluster] = entry
+            return entry
         table = np.zeros((len(rows), WIDTH))
         done = np.zeros(len(rows), bool)
-        before = self.kept.find(autocluster, job, self.now) if self.kept else None
+        before = self.kept.find(autocluster, job, self.now)
         if before is not None:
             plain = np.flatnonzero(~claimed)
             found, values = before.lookup(self.columns, rows[plain])
             done[plain[found]] = True
             table[plain[found]] = values[found]
         todo = np.flatnonzero(~done)
-        vm = VectorMatch(self.columns, job, now=self.now)
         ok, ranks, slot_rank, preempt = self._stages(vm, rows[todo], claimed[todo])
         table[todo, 0] = ok
         table[todo[ok], 1:] = ranks
         met = table[:, 0] != 0
-        pre, job_rank, post = table[met, 1], table[met, 2], table[met, 3]
-        n = int(np.count_nonzero(met))
-        entry_slot_rank, entry_preempt = np.zeros(n), np.full(n, -FLT_MAX)
-        at = np.flatnonzero(claimed[met])
-        entry_slot_rank[at], entry_preempt[at] = slot_rank, preempt
         read = {name: job_token(job, name) for name in vm.read}
         if before is not None:
             read = {**before.read, **read}
-        entry = _Entry(read, rows[met], pre, job_rank, post, entry_slot_rank, entry_preempt)
-        if not len(at):
-            entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
+        entry = self._entry(read, rows[met], table[met, 1:], claimed[met], slot_rank, preempt)
         if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
             self.cache[autocluster] = entry
-            if self.kept is not None:
-                plain = np.flatnonzero(~claimed)
-                evaluated = np.flatnonzero(~done[plain])
-                when = self.now if vm.clock else None
-                self.kept.keep(
-                    autocluster,
-                    self.columns,
-                    rows[plain],
-                    table[plain],
-                    evaluated,
-                    read,
-                    set(vm.slot_log),
-                    when,
-                    before,
-                )
+            plain = np.flatnonzero(~claimed)
+            evaluated = np.flatnonzero(~done[plain])
+            when = self.now if vm.clock else None
+            self.kept.keep(
+                autocluster,
+                self.columns,
+                rows[plain],
+                table[plain],
+                evaluated,
+                read,
+                set(vm.slot_log),
+                when,
+                before,
+            )
+        return entry
+
+    def _entry(
+        self,
+        read: dict[str, Any],
+        rows: np.ndarray,
+        ranks: np.ndarray,
+        claimed: np.ndarray,
+        slot_rank: np.ndarray,
+        preempt: np.ndarray,
+    ) -> _Entry:
+        """The evaluation of the rows that meet both Requirements: ``ranks`` (pre, job,
+        post) for each, slot RANK and PREEMPTION_RANK for those ``claimed``."""
+        n = len(rows)
+        slot_ranks, preempts = np.zeros(n), np.full(n, -FLT_MAX)
+        at = np.flatnonzero(claimed)
+        slot_ranks[at], preempts[at] = slot_rank, preempt
+        pre, job_rank, post = (np.ascontiguousarray(ranks[:, k]) for k in range(3))
+        entry = _Entry(read, rows, pre, job_rank, post, slot_ranks, preempts)
+        if not len(at):
+            entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
         return entry
 
     def _stages(
