@@ -9,11 +9,12 @@ again by its ``Name`` and re-encodes only the cells whose expression changed, so
 carry over from one cycle to the next.
 
 Every row has a *stamp*, a number no other row state ever gets: a row is stamped afresh
-when it is new, when its ad is another object, or when one of its cells may have changed
-(encoded again, or, with ``track``, marked). A value computed at a row from its cells (and
-nothing else that changed) therefore holds while the row keeps its stamp, which is what
-lets an evaluator keep values from one cycle to the next (``kept``) and find the rows to
-evaluate again.
+when it is new, when its ad starts or stops being nested in another, or when one of its
+cells may have changed (encoded again; with ``track``, also when its slot is marked or
+its ad is another object). A value computed at a row from its cells (and nothing else
+that changed) therefore holds while the row keeps its stamp, which is what lets an
+evaluator keep values from one cycle to the next (``kept``) and find the rows to evaluate
+again.
 
 With ``track``, a column follows the rows only when it is next read: a sync logs how rows
 moved, and a column read later follows every move logged since it was last read and
@@ -301,7 +302,7 @@ class SlotColumns:
         return changed
 
     def _restamp(self, rows: list[int]) -> None:
-        if len(self.stamps) != len(self.ads):  # rows before any column was read
+        if len(self.stamps) != len(self.ads):  # the first rows after none
             self.stamps = self._fresh(len(self.ads))
         elif rows:
             self.stamps[rows] = self._fresh(len(rows))
