@@ -94,3 +94,17 @@ def test_sync_follows_slots_by_name_when_the_pool_changes_shape():
     for name in ("Requirements", "Memory"):
         assert _values(columns, job, name) == _values(fresh, job, name)
     assert gone not in columns.ads
+
+
+def test_a_row_keeps_its_stamp_while_its_cells_do():
+    """Values kept by stamp (negotiator/kept_values.py) hold while the stamp does."""
+    slots = [_slot(k, 1024) for k in range(3)]
+    columns = SlotColumns(slots)
+    _values(columns, _job(0, 2000), "Requirements")
+    before = columns.stamps.tolist()
+    copies = [ad.copy() for ad in slots]  # new ads, the same cells
+    copies[1]["Memory"] = 4096
+    columns.sync(copies)
+    after = columns.stamps.tolist()
+    assert (after[0], after[2]) == (before[0], before[2])
+    assert after[1] > max(before)

@@ -379,11 +379,12 @@ def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | N
     if not state.params.consider_preemption:
         return
     notes = state.annotations
-    used = {slot.machine for slot in slots if slot.remote_user is not None}
+    cross = state.params.cross_slot_prios
+    used = {slot.machine for slot in slots if slot.remote_user is not None} if cross else ()
     busy = standing.users_on if standing is not None else {}
     by_machine: dict[object, list[Slot]] = {}
     for slot in slots:
-        if slot.machine in used or busy.get(slot.machine):  # only running users publish
+        if cross and (slot.machine in used or busy.get(slot.machine)):  # running users publish
             by_machine.setdefault(slot.machine, []).append(slot)
         if slot.remote_user is None:
             continue
@@ -395,7 +396,7 @@ def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | N
             "RemoteUserResourcesInUse",
             live_usage_expr("ResourcesInUseByUser", slot.remote_user),
         )
-    if state.params.cross_slot_prios:
+    if cross:
         for machine, machine_slots in by_machine.items():
             others = standing.on_machine(machine) if standing is not None else []
             _cross_slot(state, machine_slots, others)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import Any
 
@@ -43,6 +44,7 @@ from .candidates import (
     current_rank,
     match_list,
 )
+from .kept_values import WIDTH, KeptValues
 from .params import NegotiatorParams
 from .slots import Slot
 
@@ -86,9 +88,9 @@ class _Entry:
     preempt: np.ndarray
     order: np.ndarray | None = None  # sorted positions, when no slot is claimed
 
-    @property
+    @cached_property
     def unordered(self) -> bool:
-        """Whether a rank is NaN."""
+        """Whether a rank is NaN (asked at every turn; the ranks never change)."""
         keys = (self.pre, self.job_rank, self.post, self.preempt)
         return any(np.isnan(k).any() for k in keys)
 
@@ -132,10 +134,12 @@ class VectorLists:
         for row, slot in enumerate(slots):
             slot.board, slot.row = self.board, row
         ads = list(map(_AD, slots))
+        self.kept: KeptValues | None = None  # values from earlier cycles, when columns are
         if columns is None:
             columns = SlotColumns(ads)
         else:
             columns.sync(ads, list(map(_NAME, slots)))
+            self.kept = KeptValues.of(columns, params)
         self.columns = columns
         self.skip = np.array([s.claimed_idle for s in slots], bool)
         self.policy = np.array(
@@ -151,10 +155,7 @@ class VectorLists:
         self.cache: dict[int, _Entry] = {}
         self.eligible = np.flatnonzero(~self.skip & ~self.policy)  # rows _evaluate reads
         self.classes: dict[str, RowClasses] = {}  # of the eligible rows, per expression
-        column = columns.column("currentrank")
-        number, value = _numbers(column.cells, len(slots))
-        self.current_rank = np.where(number, value, 0.0)
-        self.current_dynamic = column.group >= 0
+        self._current_rank: tuple[np.ndarray, np.ndarray] | None = None
 
     def match_list(
         self,
@@ -186,8 +187,13 @@ class VectorLists:
     def _current(self, rows: np.ndarray) -> np.ndarray:
         """candidates.current_rank of each row: from the column where CurrentRank is a
         literal, by evaluation where it is an expression."""
-        current = self.current_rank[rows]
-        for k in np.flatnonzero(self.current_dynamic[rows]):
+        if self._current_rank is None:  # (each cycle's column: claimed rows only read it)
+            column = self.columns.column("currentrank")
+            number, value = _numbers(column.cells, len(self.slots))
+            self._current_rank = np.where(number, value, 0.0), column.group >= 0
+        ranks, dynamic = self._current_rank
+        current = ranks[rows]
+        for k in np.flatnonzero(dynamic[rows]):
             current[k] = current_rank(self.slots[rows[k]].ad)
         return current
 
@@ -198,32 +204,103 @@ class VectorLists:
         return match_list(job, slots, turn, self.params, eup_of, self.now, reasons)
 
     def _evaluate(self, job: ClassAd, autocluster: int) -> _Entry:
-        """The autocluster's evaluation over the free slots; each expression at one row
-        of each class of rows alike in what it reads, where there are such classes
-        (classad/vector/classes.py: pools are made of copies of a few machines)."""
-        params = self.params
+        """The autocluster's evaluation over the free slots: at unclaimed rows from the
+        values kept from earlier cycles where they hold (kept_values.py), the other rows
+        evaluated (``_stages``)."""
         rows = np.flatnonzero(~self.board & ~self.skip & ~self.policy)
+        claimed = self.user[rows] != _NONE
+        if not self.params.consider_preemption:
+            claimed[:] = False
         vm = VectorMatch(self.columns, job, now=self.now)
-        rows = rows[self._on(vm, "job requirements", rows, "requirements", False, satisfied_cells)]
-        rows = rows[self._on(vm, "requirements", rows, "requirements", True, satisfied_cells)]
-        n = len(rows)
-        pre = self._negotiator_rank(vm, "pre", params.pre_job_rank, rows)
-        job_rank = self._on(vm, "job rank", rows, "rank", False, _number_or_zero)
-        post = self._negotiator_rank(vm, "post", params.post_job_rank, rows)
-        claimed = self.user[rows] != _NONE if params.consider_preemption else np.zeros(n, bool)
-        slot_rank, preempt = np.zeros(n), np.full(n, -FLT_MAX)
-        at = np.flatnonzero(claimed)
-        if len(at):
-            slot_rank[at] = self._on(vm, "rank", rows[at], "rank", True, _number_or_zero)
-            preempt[at] = self._negotiator_rank(vm, "preempt", params.preemption_rank, rows[at])
-        entry = _Entry(
-            {n: job_token(job, n) for n in vm.read}, rows, pre, job_rank, post, slot_rank, preempt
-        )
-        if not claimed.any():
-            entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
+        if self.kept is None:  # columns made for this cycle: nothing kept, nothing to keep
+            ok, ranks, slot_rank, preempt = self._stages(vm, rows, claimed)
+            read = {name: job_token(job, name) for name in vm.read}
+            entry = self._entry(read, rows[ok], ranks, claimed[ok], slot_rank, preempt)
+            if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
+                self.cache[autocluster] = entry
+            return entry
+        table = np.zeros((len(rows), WIDTH))
+        done = np.zeros(len(rows), bool)
+        before = self.kept.find(autocluster, job, self.now)
+        if before is not None:
+            plain = np.flatnonzero(~claimed)
+            found, values = before.lookup(self.columns, rows[plain])
+            done[plain[found]] = True
+            table[plain[found]] = values[found]
+        todo = np.flatnonzero(~done)
+        ok, ranks, slot_rank, preempt = self._stages(vm, rows[todo], claimed[todo])
+        table[todo, 0] = ok
+        table[todo[ok], 1:] = ranks
+        met = table[:, 0] != 0
+        read = {name: job_token(job, name) for name in vm.read}
+        if before is not None:
+            read = {**before.read, **read}
+        entry = self._entry(read, rows[met], table[met, 1:], claimed[met], slot_rank, preempt)
         if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
             self.cache[autocluster] = entry
+            plain = np.flatnonzero(~claimed)
+            evaluated = np.flatnonzero(~done[plain])
+            when = self.now if vm.clock else None
+            self.kept.keep(
+                autocluster,
+                self.columns,
+                rows[plain],
+                table[plain],
+                evaluated,
+                read,
+                set(vm.slot_log),
+                when,
+                before,
+            )
         return entry
+
+    def _entry(
+        self,
+        read: dict[str, Any],
+        rows: np.ndarray,
+        ranks: np.ndarray,
+        claimed: np.ndarray,
+        slot_rank: np.ndarray,
+        preempt: np.ndarray,
+    ) -> _Entry:
+        """The evaluation of the rows that meet both Requirements: ``ranks`` (pre, job,
+        post) for each, slot RANK and PREEMPTION_RANK for those ``claimed``."""
+        n = len(rows)
+        slot_ranks, preempts = np.zeros(n), np.full(n, -FLT_MAX)
+        at = np.flatnonzero(claimed)
+        slot_ranks[at], preempts[at] = slot_rank, preempt
+        pre, job_rank, post = (np.ascontiguousarray(ranks[:, k]) for k in range(3))
+        entry = _Entry(read, rows, pre, job_rank, post, slot_ranks, preempts)
+        if not len(at):
+            entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
+        return entry
+
+    def _stages(
+        self, vm: VectorMatch, rows: np.ndarray, claimed: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Evaluate ``rows``: (which meet both Requirements, the pre, job and post ranks
+        of those, the slot RANK and PREEMPTION_RANK of those of them ``claimed``); each
+        expression at one row of each class of rows alike in what it reads, where there
+        are such classes (classad/vector/classes.py: pools are made of copies of a few
+        machines)."""
+        params = self.params
+        if not len(rows):
+            return np.zeros(0, bool), np.zeros((0, 3)), np.zeros(0), np.zeros(0)
+        ok = self._on(vm, "job requirements", rows, "requirements", False, satisfied_cells)
+        at = np.flatnonzero(ok)
+        met = self._on(vm, "requirements", rows[at], "requirements", True, satisfied_cells)
+        ok[at[~met]] = False
+        rows, claimed = rows[ok], claimed[ok]
+        ranks = np.empty((len(rows), 3))
+        ranks[:, 0] = self._negotiator_rank(vm, "pre", params.pre_job_rank, rows)
+        ranks[:, 1] = self._on(vm, "job rank", rows, "rank", False, _number_or_zero)
+        ranks[:, 2] = self._negotiator_rank(vm, "post", params.post_job_rank, rows)
+        rows = rows[claimed]
+        if not len(rows):
+            return ok, ranks, np.zeros(0), np.zeros(0)
+        slot_rank = self._on(vm, "rank", rows, "rank", True, _number_or_zero)
+        preempt = self._negotiator_rank(vm, "preempt", params.preemption_rank, rows)
+        return ok, ranks, slot_rank, preempt
 
     def _classes(self, stage: str) -> RowClasses:
         found = self.classes.get(stage)

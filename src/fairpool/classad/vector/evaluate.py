@@ -118,14 +118,17 @@ class VectorMatch(ScalarCells):
                     for name in names:
                         self._reads(name)
                     self.slot_log += variants.slot_names
+                    self.clock = self.clock or variants.clock
                     return memo.cells.take(rows)
         mark, unknown, slot_mark = len(self.log), self.unknown, len(self.slot_log)
+        clock, self.clock = self.clock, False
         value = self._computed(node, rows, side, stack)
+        clock, self.clock = self.clock, clock or self.clock
         if self.unknown == unknown:
             names = tuple(sorted(set(self.log[mark:])))
             tokens = tuple(job_token(self.job, n) for n in names)
             read = self.slot_log[slot_mark:]
-            self.columns.remember(key, node, names, tokens, rows, value, read)
+            self.columns.remember(key, node, names, tokens, rows, value, read, clock)
         return value
 
     def _computed(self, node: Node, rows: np.ndarray, side: int, stack: tuple) -> Any:
@@ -194,6 +197,7 @@ class VectorMatch(ScalarCells):
         if node.lname == "ifthenelse":
             return self._choose(*node.args, rows, side, stack)
         if node.lname == "time":
+            self.clock = True
             return int(self.now)
         wanted = _TYPE_TESTS.get(node.lname)
         if wanted is not None:
@@ -236,6 +240,7 @@ class VectorMatch(ScalarCells):
         """``CurrentTime``: the ad's own attribute of that name, else the time."""
         if self._has("currenttime", rows, side):
             return self._cells(AttrRef("CurrentTime"), rows, side, stack)
+        self.clock = True
         return int(self.now)
 
     def _has(self, lname: str, rows: np.ndarray, side: int) -> bool:

@@ -58,6 +58,7 @@ class ScalarCells:
         self.unknown = 0  # reads of the job that ``log`` does not describe
         self.dynamic = False  # something was read that ``read`` does not describe
         self.slot_log: list[str] = []  # slot columns read, in order (classes.py)
+        self.clock = False  # the time was read: a value holds for this ``now`` only
 
     def _column(self, lname: str) -> Column:
         """The slot column ``lname``, noted as read."""
@@ -120,6 +121,7 @@ class ScalarCells:
             spec = FUNCTIONS.get(node.lname)
             if spec is not None and node.lname not in ("time", "ifthenelse"):
                 self.dynamic = self.dynamic or spec.lazy or not spec.pure
+            self.clock = self.clock or node.lname == "time"
         elif kind is AttrRef:
             lname = node.lname
             if lname in SPECIAL_NAMES or lname in MATCH_SCOPE_NAMES:

@@ -7,6 +7,19 @@ parsed tree of equal text, so a pool's few START expressions make a few groups, 
 evaluated once over its rows). ``sync`` takes the next cycle's ads, finds each slot
 again by its ``Name`` and re-encodes only the cells whose expression changed, so columns
 carry over from one cycle to the next.
+
+Every row has a *stamp*, a number no other row state ever gets: a row is stamped afresh
+when it is new, when its ad starts or stops being nested in another, or when one of its
+cells may have changed (encoded again; with ``track``, also when its slot is marked or
+its ad is another object). A value computed at a row from its cells (and nothing else
+that changed) therefore holds while the row keeps its stamp, which is what lets an
+evaluator keep values from one cycle to the next (``kept``) and find the rows to evaluate
+again.
+
+With ``track``, a column follows the rows only when it is next read: a sync logs how rows
+moved, and a column read later follows every move logged since it was last read and
+encodes again the rows stamped since (an evaluator that keeps its values reads few
+columns in a cycle).
 """
 
 from __future__ import annotations
@@ -23,6 +36,7 @@ from .cells import StringTable, U, Vec, X, cell_of, is_vec, lanes
 __all__ = ["MEMO_CELLS", "Column", "Memo", "SlotColumns", "Variants"]
 
 MEMO_CELLS = 24_000_000  # ~400 MiB of kept sub-expression values (17 bytes a cell)
+_MOVES = 16  # tracked syncs logged at most before every column follows them
 
 
 class Column:
@@ -135,6 +149,7 @@ class Variants:
         self.node = node  # kept so that the id in the memo's key stays this node's
         self.by_names: dict[tuple[str, ...], dict[tuple, Memo]] = {}
         self.slot_names: set[str] = set()  # the slot columns its values read
+        self.clock = False  # whether its values read the time
 
 
 class SlotColumns:
@@ -152,6 +167,16 @@ class SlotColumns:
         # classes did not pay), learnt in one cycle, used in the next
         self.class_keys: dict[str, frozenset[str] | None] = {}
         self._row_names = _names(self.ads)
+        self._stamped = 0
+        self.stamps = self._fresh(len(self.ads))
+        self.kept: dict[str, Any] = {}  # evaluators' values kept by stamp (their own key)
+        self._moves: list[np.ndarray | None] = []  # tracked syncs: new row -> old row (-1: new)
+        self._read_at: dict[str, tuple[int, int]] = {}  # column -> (moves, stamp) followed
+
+    def _fresh(self, n: int) -> np.ndarray:
+        """``n`` stamps never given before."""
+        self._stamped += n
+        return np.arange(self._stamped - n + 1, self._stamped + 1, dtype=np.int64)
 
     def track(self) -> None:
         """The owner of the ads promises to ``mark`` every slot it changes in place: a
@@ -172,7 +197,19 @@ class SlotColumns:
         if column is None:
             exprs = [ad._exprs.get(lname) for ad in self.ads]
             column = self.columns[lname] = Column(exprs, self.strings)
+        elif self._read_at[lname][0] != len(self._moves):
+            self._follow(lname, column)
+        self._read_at[lname] = (len(self._moves), self._stamped)
         return column
+
+    def _follow(self, lname: str, column: Column) -> None:
+        """Bring a column up to date with the syncs logged since it was last read."""
+        moves, stamped = self._read_at[lname]
+        source = _composed(self._moves[moves:])
+        if source is not None:
+            column.remap(np.maximum(source, 0), np.flatnonzero(source < 0))
+        for row in np.flatnonzero(self.stamps > stamped).tolist():
+            column.update(row, self.ads[row]._exprs.get(lname), self.strings)
 
     def remember(
         self,
@@ -183,13 +220,16 @@ class SlotColumns:
         rows: np.ndarray,
         value: Any,
         slot_names: Iterable[str] = (),
+        clock: bool = False,
     ) -> None:
         """Keep a sub-expression's value at ``rows`` (VectorMatch._kept), within budget;
-        ``slot_names``: the slot columns it read (given back with it)."""
+        ``slot_names``: the slot columns it read, ``clock``: whether it read the time
+        (both given back with it)."""
         variants = self.memo.get(key)
         if variants is None or variants.node is not node:
             variants = self.memo[key] = Variants(node)
         variants.slot_names.update(slot_names)
+        variants.clock = variants.clock or clock
         by_tokens = variants.by_names.setdefault(names, {})
         memo = by_tokens.get(tokens)
         if memo is None:
@@ -201,9 +241,10 @@ class SlotColumns:
 
     def sync(self, ads: Sequence[ClassAd], names: list[str | None] | None = None) -> int:
         """Follow a new list of ads (the next cycle's pool); returns how many cells were
-        encoded again. A slot keeps its cells by its ``Name``; only the cells whose
-        expression changed, and those of new slots, are encoded. ``names``: the ads'
-        names when the caller has them already."""
+        encoded again (none with ``track``: columns are encoded when next read). A slot
+        keeps its cells by its ``Name``; only the cells whose expression changed, and
+        those of new slots, are encoded. ``names``: the ads' names when the caller has
+        them already."""
         previous = self.ads
         old = {name: row for row, name in enumerate(self._row_names) if name is not None}
         names = _names(ads) if names is None else names
@@ -211,33 +252,60 @@ class SlotColumns:
         old_rows = np.array([old.get(name, -1) for name in names], np.int64)
         if len(set(old_rows[old_rows >= 0].tolist())) != int((old_rows >= 0).sum()):
             old_rows[:] = -1  # a name twice: rows cannot be told apart
-        self.ads = list(ads)
-        self.nested = np.array([ad.parent is not None for ad in self.ads], bool)
+        self.ads = ads = list(ads)
+        nested = self.nested
+        self.nested = np.array([ad.parent is not None for ad in ads], bool)
         self.memo.clear()  # a new cycle: another time, other annotations
         self.memo_cells = 0
         changed = 0
-        stale = range(len(self.ads))
+        fresh = np.flatnonzero(old_rows < 0)
         if self.dirty is not None:
             dirty, self.dirty = self.dirty, set()
-            stale = [
-                r
-                for r, o in enumerate(old_rows.tolist())
-                if o < 0 or names[r] in dirty or previous[o] is not self.ads[r]
-            ]
-        fresh = np.flatnonzero(old_rows < 0)
+            olds = old_rows.tolist()
+            stale: Iterable[int] = sorted(
+                {
+                    *(r for r, o in enumerate(olds) if o < 0 or previous[o] is not ads[r]),
+                    *(r for r, name in enumerate(names) if name in dirty),
+                }
+            )
+        else:
+            stale = range(len(ads))
+            moved = nested[np.maximum(old_rows, 0)] if len(nested) else self.nested
+            renewed = fresh.tolist() + np.flatnonzero(moved != self.nested).tolist()
         unmoved = len(previous) == len(old_rows) and not len(fresh)
         unmoved = unmoved and bool((old_rows == np.arange(len(old_rows))).all())
         source = np.where(old_rows < 0, 0, old_rows)
-        stale_exprs = [(row, self.ads[row]._exprs) for row in stale]
+        if not unmoved:
+            self.stamps = self.stamps[source] if len(self.stamps) else self.stamps[:0]
+        if self.dirty is not None:  # columns follow when read (see the module docstring)
+            self._moves.append(None if unmoved else np.where(old_rows < 0, -1, source))
+            self._restamp(list(stale))
+            if len(self._moves) > _MOVES:
+                for lname in self.columns:
+                    self.column(lname)
+                self._moves.clear()
+                self._read_at = {n: (0, at) for n, (_, at) in self._read_at.items()}
+            return 0
+        # a row whose new ad has the same cells and nesting keeps its stamp
+        touched = set(renewed)
+        stale_exprs = [(row, ads[row]._exprs) for row in stale]
         for lname, column in self.columns.items():
             if not unmoved:
                 column.remap(source, fresh)
             held = column.exprs.tolist()  # compared by identity first: most cells are kept
             for row, exprs in stale_exprs:
                 expr = exprs.get(lname)
-                if held[row] is not expr:
-                    changed += column.update(row, expr, self.strings)
+                if held[row] is not expr and column.update(row, expr, self.strings):
+                    changed += 1
+                    touched.add(row)
+        self._restamp(sorted(touched))
         return changed
+
+    def _restamp(self, rows: list[int]) -> None:
+        if len(self.stamps) != len(self.ads):  # the first rows after none
+            self.stamps = self._fresh(len(self.ads))
+        elif rows:
+            self.stamps[rows] = self._fresh(len(rows))
 
     def refresh(self, row: int) -> None:
         """Re-read one row after its ad changed in place."""
@@ -245,8 +313,25 @@ class SlotColumns:
         self.memo.clear()
         self.memo_cells = 0
         self.nested[row] = ad.parent is not None
-        for lname, column in self.columns.items():
+        for lname in self.columns:
+            column = self.column(lname)
             column.update(row, ad._exprs.get(lname), self.strings)
+        self._restamp([row])
+
+
+def _composed(moves: list[np.ndarray | None]) -> np.ndarray | None:
+    """Rows moved by several syncs in turn, as one move (None: no row moved)."""
+    source: np.ndarray | None = None
+    for move in moves:
+        if move is None:
+            continue
+        if source is None:
+            source = move
+        elif len(source):
+            source = np.where(move >= 0, source[np.clip(move, 0, len(source) - 1)], -1)
+        else:
+            source = np.full(len(move), -1, np.int64)
+    return source
 
 
 def _names(ads: Sequence[ClassAd]) -> list[str | None]:
