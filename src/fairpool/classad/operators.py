@@ -170,6 +170,8 @@ def _bitwise(op: str, a: Any, b: Any) -> Any:
         return wrap(a << count)
     if op == ">>":
         return a >> count
+    if count == 0 and a < 0:
+        return 0  # classad2 on x86-64: a negative number shifted by 0 (or 64, 128, ...) is 0
     return wrap((a & _MASK64) >> count)
 
 
