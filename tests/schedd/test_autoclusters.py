@@ -131,6 +131,21 @@ def test_new_significant_attributes_regroup_every_job(specs):
     check_requests(index, jobs, SIGNIFICANT)
 
 
+@settings(max_examples=EXAMPLES * 4 // 10, deadline=None)
+@given(st.lists(job_specs, min_size=1, max_size=25), st.lists(job_specs, max_size=10))
+def test_jobs_grouped_ahead_are_the_requests_a_cycle_reads(specs, later):
+    jobs = build_jobs(specs)
+    index = indexed(jobs)
+    index.group(SIGNIFICANT)  # a submission, grouped as soon as it is queued
+    assert all(index.autocluster_of(_name(j)) is not None for j in jobs)
+    more = [j.copy() for j in build_jobs(later)]
+    for number, job in enumerate(more, len(jobs) + 1):
+        job["ClusterId"] = number
+        index.add(_name(job), job, f"{job['Owner']}@{DOMAIN}")
+    check_requests(index, jobs + more, SIGNIFICANT)  # the same list: only the new grouped
+    check_requests(index, jobs + more, ("RequestCpus",))  # another list: all again
+
+
 def test_equal_jobs_share_an_autocluster_and_a_difference_splits_them():
     same = [make_job("alice", c).set(RequestMemory=100, Foo=1).build() for c in (1, 2)]
     other = make_job("alice", 3).set(RequestMemory=200, Foo=1).build()

@@ -208,6 +208,10 @@ class Negotiator:
         )["ads"]
         return [ad_from_json(obj, "a slot ad") for obj in machines]
 
+    async def significant(self) -> tuple[str, ...]:
+        """The job attributes a cycle over the slots advertised now would tell apart."""
+        return significant_of(await self._slots(), self.params, self.ctx.env.now)
+
     async def _negotiate(self, now: float) -> CycleResult:
         slots = await self._slots()
         submitters = [

@@ -33,6 +33,11 @@ def negotiator_router(negotiator: Negotiator) -> APIRouter:
         negotiator.reschedule()
         return {"ok": True}
 
+    @api.get("/autocluster-attrs", summary="The job attributes its cycles tell apart")
+    async def autocluster_attrs() -> dict[str, list[str]]:
+        """What a schedd groups idle jobs by before the first cycle asks for them."""
+        return {"AutoClusterAttrs": list(await negotiator.significant())}
+
     @api.post("/cycle", summary="Run a cycle now and answer with what it decided")
     async def cycle() -> dict[str, Any]:
         result = await negotiator.cycle()

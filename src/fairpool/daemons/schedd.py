@@ -130,6 +130,7 @@ class Schedd(Claiming):
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
         self.writer = GroupCommit(ctx.engine)
+        self.closing = False
         self._recover()
         ctx.env.process(self._advertising())
         ctx.env.process(self._periodic())
@@ -480,6 +481,7 @@ class Schedd(Claiming):
         before something else happens (a job's start, a user's reply) awaits the future."""
         if write is None:
             return None
+        self._must_be_open()
         saved = self.writer.write(write)
         saved.add_done_callback(self._write_failed)
         return saved
@@ -490,7 +492,14 @@ class Schedd(Claiming):
 
     async def _on_disk(self) -> None:
         """Every write handed over so far is on disk."""
+        self._must_be_open()
         await self.writer.write(lambda conn: None)
+
+    def _must_be_open(self) -> None:
+        """A request that reaches a stopping schedd gets a 503 (its sender tries again
+        later), not a write to a closed database writer."""
+        if self.closing:
+            raise Unavailable("the schedd is stopping")
 
     def _recover(self) -> None:
         """Jobs the database shows running died with the last run's startd: idle again,
@@ -564,18 +573,43 @@ class Schedd(Claiming):
         return f"ScheddName == {_literal(self.schedd_name)} && ({names})"
 
     async def reschedule(self) -> None:
-        """Advertise at once and ask the negotiator for a cycle soon (condor_reschedule)."""
-        await self.advertise()
+        """Group the jobs just queued, advertise at once and ask the negotiator for a
+        cycle soon (condor_reschedule)."""
         try:
             found = await self.ctx.collectors.get(
                 "/ads", type="Negotiator", projection="ApiAddress"
             )
-            for ad in found.get("ads", []):
-                address = ad.get("ApiAddress")
-                if isinstance(address, str):
-                    await self.api(address).post("/reschedule")
         except Unavailable as err:
             self.log.info("cannot ask for a negotiation cycle: %s", err)
+            await self.advertise()
+            return
+        ads = found.get("ads", [])
+        negotiators = [a["ApiAddress"] for a in ads if isinstance(a.get("ApiAddress"), str)]
+        await self._group_idle(negotiators)
+        await self.advertise()
+        try:
+            for address in negotiators:
+                await self.api(address).post("/reschedule")
+        except Unavailable as err:
+            self.log.info("cannot ask for a negotiation cycle: %s", err)
+
+    async def _group_idle(self, negotiators: list[str]) -> None:
+        """Group the newly idle jobs into autoclusters now, by the significant attributes
+        of the last cycle or, before any, of the first negotiator that answers: the next
+        cycle then reads its requests without a pass over a large submission."""
+        significant = self.index.significant
+        for address in negotiators if significant is None else ():
+            try:
+                reply = await self.api(address).get("/autocluster-attrs")
+            except Unavailable as err:
+                self.log.info("negotiator %s: %s", address, err)
+                continue
+            names = reply.get("AutoClusterAttrs")
+            if isinstance(names, list) and all(isinstance(n, str) for n in names):
+                significant = tuple(names)
+                break
+        if significant is not None:
+            self.index.group(significant)
 
     def _advertising(self):
         while True:
@@ -606,6 +640,7 @@ class Schedd(Claiming):
         self._save()
 
     async def close(self) -> None:
+        self.closing = True
         for task in list(self._tasks):
             task.cancel()
         for api in self._apis.values():

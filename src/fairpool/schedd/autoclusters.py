@@ -10,7 +10,9 @@ simulator's pool (sim/pool.py) both read it.
 The significant attributes come from the negotiator (it derives them from the slots'
 expressions and its own); when they change, every idle job is grouped again. Jobs
 become idle often and negotiation comes rarely, so a new idle job is only noted, and
-grouped when the requests are next asked for.
+grouped when the requests are next asked for, or sooner by ``group`` (the live schedd
+groups a submission as soon as it is queued, so that the next cycle does not wait for
+its thousands of jobs).
 
 Requests are per submitter, in schedd order (JobPrio, then QDate, ClusterId, ProcId) of
 each autocluster's first job; each names that first job as its representative, and
@@ -191,6 +193,11 @@ class AutoclusterIndex:
                 queue.weighted_idle += group.weighted
             queues[submitter] = queue
         return queues
+
+    def group(self, significant: Sequence[str]) -> None:
+        """Group the jobs that became idle since the last requests, by ``significant``
+        (the whole queue again if it differs from the last list)."""
+        self._regroup(tuple(significant))
 
     def pick(self, submitter: str, autocluster: int) -> str | None:
         """The job a match for this autocluster runs: its first idle job (None: none

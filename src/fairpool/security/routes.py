@@ -48,6 +48,7 @@ HTTP_LEVELS: dict[str, Level] = {
     "POST /collector/query": READ,  # "private": true: NEGOTIATOR
     "GET /negotiator/cycles": READ,
     "POST /negotiator/reschedule": WRITE,
+    "GET /negotiator/autocluster-attrs": READ,
     "POST /negotiator/cycle": ADMINISTRATOR,
     "GET /negotiator/accountant": READ,
     "GET /negotiator/config": READ,  # secrets left out
