@@ -21,7 +21,7 @@ daemon is its starter (real processes, fairpool.starter) and its messenger.
   ``UPDATE_INTERVAL``.
 * The starters it runs are recorded in SPOOL's SQLite database, even where DATABASE_URL
   puts the pool's state elsewhere: they are this machine's processes, of no use to
-  another host, and written at every job start and exit (without fsync: a power loss
+  another host, and written at every job start (without fsync: a power loss
   ends them anyway); a startd starting after a crash kills the jobs its last run left
   behind (their schedd puts them back to idle).
 """
@@ -108,6 +108,7 @@ class StartdDaemon:
         self._tasks: set[asyncio.Task] = set()
         self._update_due = False
         self._activating = ""  # the claim whose job the node is starting
+        self._ended: set[str] = set()  # slots whose starter's record is to be dropped
         self._wake = None
         # the processes it records die with the machine: no fsync needed for them
         self.engine = open_database(ctx.paths.spool, fsync=False)
@@ -186,15 +187,18 @@ class StartdDaemon:
         asyncio.get_running_loop().add_reader(process.pidfd, self._exited, slot)
         self.log.info("starting job %s on %s (pid %d)", name, slot, process.pid)
 
-    def _record(self, slot: str, starter: tuple | None = None) -> None:
-        """The slot's starter forgotten and its new one (slot, pid, create_time, job)
-        recorded, in one transaction on the connection kept for them: written at every
-        job start and exit, where a connection from the pool cost as much as the write."""
+    def _record(self, slot: str, starter: tuple) -> None:
+        """The slot's new starter (slot, pid, create_time, job) recorded, and the starters
+        that ended since the last record forgotten, in one transaction on the connection
+        kept for them: written at every job start, where a connection from the pool cost
+        as much as the write. An ended starter's record waits for the next start: until
+        then a restart finds its pid gone or with another start time, and kills nothing."""
         connection = self._records.driver_connection
+        self._ended.add(slot)
         with connection:  # commits
-            connection.execute(_FORGET_STARTER, (slot,))
-            if starter is not None:
-                connection.execute(_RECORD_STARTER, starter)
+            connection.executemany(_FORGET_STARTER, [(name,) for name in self._ended])
+            connection.execute(_RECORD_STARTER, starter)
+        self._ended.clear()
 
     def signal(self, slot: str, action: str) -> bool:
         run = self.runs.get(slot)
@@ -228,7 +232,7 @@ class StartdDaemon:
         except TransferError as err:
             run.hold = {"reason": err.reason, "code": err.code, "subcode": err.subcode}
         run.usage = run.process.usage().attrs()
-        self._record(slot)
+        self._ended.add(slot)  # its record is dropped with the next start's
         self.log.info("job %s on %s exited: %s", run.job, slot, run.exit)
         if self.runs.get(slot) is run:
             self.node.exited(int(self.ctx.env.now), slot)

@@ -27,12 +27,11 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-import psutil
-
 from ..classad import ClassAd
 from .hold import Hold, StartError, TransferError
 from .identity import job_user
 from .launch import launch
+from .leftovers import start_time
 from .plan import JobPlan, plan_job
 from .sandbox import Sandbox
 from .transfer import output_copies, run_copies
@@ -97,7 +96,7 @@ class JobProcess:
         self.via_shim = via_shim
         self._copy_via_shim = copy_via_shim
         self.pidfd: int = os.pidfd_open(self.pid)
-        self.create_time: float = psutil.Process(self.pid).create_time()
+        self.create_time: float = start_time(self.pid)  # a zombie's too: not reaped yet
         self._record: ExitRecord | None = None
         self._usage = Usage()
         self._suspended = False

@@ -60,11 +60,15 @@ class Sandbox:
         Created exclusively and without following links: the directory already belongs to
         the job's user, whose other processes must not get a root starter to write elsewhere."""
         path = self.path / name
+        text = memoryview(write_old(ad).encode())
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        with open(fd, "w", encoding="utf-8") as stream:
-            stream.write(write_old(ad))
+        try:  # the bytes as they are: a text stream costs four more system calls a file
             if self.user.switch:
                 os.fchown(fd, self.user.uid, self.user.gid)
+            while text:
+                text = text[os.write(fd, text) :]
+        finally:
+            os.close(fd)
         return str(path)
 
     def snapshot(self) -> None:
