@@ -52,7 +52,14 @@ from ..startd.node import (
     ExecuteNode,
     NodeEvent,
 )
-from ..starter import JobProcess, StartError, TransferError, kill_leftover, remove_stale_sandboxes
+from ..starter import (
+    JobProcess,
+    Spares,
+    StartError,
+    TransferError,
+    kill_leftover,
+    remove_stale_sandboxes,
+)
 from ..store.database import open_database, starters
 from .client import Api
 from .context import Context, filesystem_domain, knob_float
@@ -114,6 +121,7 @@ class StartdDaemon:
         self.engine = open_database(ctx.paths.spool, fsync=False)
         self._clean_up_after_crash()
         self._records = self.engine.raw_connection()  # the starters', kept open: see _record
+        self.spares = Spares(ctx.paths.execute)  # the sandboxes of finished jobs, emptied
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
         detected = {  # the machine's own, for NUM_CPUS and MEMORY left unset
@@ -176,6 +184,7 @@ class StartdDaemon:
                 execute_dir=self.ctx.paths.execute,
                 machine_ad=machine,
                 assigned=resource_environment(self.ctx.config, machine),
+                spares=self.spares,
             )
         except StartError as err:
             self.refusals[slot] = err
@@ -511,6 +520,7 @@ class StartdDaemon:
             await api.close()
         self._records.close()
         self.engine.dispose()
+        self.spares.clear()
 
 
 def _expr(text: str | None, what: str) -> Expr | None:

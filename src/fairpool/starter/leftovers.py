@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 
 from .sandbox import remove_tree
+from .spares import SPARE_PREFIX
 
 __all__ = ["kill_leftover", "remove_stale_sandboxes", "start_time"]
 
@@ -61,15 +62,16 @@ def kill_leftover(pid: int, create_time: float) -> bool:
 def remove_stale_sandboxes(
     execute_dir: str | os.PathLike[str], keep: Iterable[str | os.PathLike[str]] = ()
 ) -> list[Path]:
-    """Remove every ``dir_<n>`` under ``execute_dir`` except those in ``keep`` (the
-    sandboxes of jobs still running); the removed paths, sorted."""
+    """Remove every ``dir_<n>`` and spare (spares.py) under ``execute_dir`` except those
+    in ``keep`` (the sandboxes of jobs still running); the removed paths, sorted."""
     execute = Path(execute_dir)
     if not execute.is_dir():
         return []
     kept = {Path(path).resolve() for path in keep}
     removed = []
     for path in sorted(execute.iterdir()):
-        stale = path.name.startswith("dir_") and path.resolve() not in kept
+        ours = path.name.startswith(("dir_", SPARE_PREFIX))
+        stale = ours and path.resolve() not in kept
         if stale and path.is_dir() and not path.is_symlink():
             remove_tree(path)
             removed.append(path)

@@ -34,6 +34,7 @@ from .launch import launch
 from .leftovers import start_time
 from .plan import JobPlan, plan_job
 from .sandbox import Sandbox
+from .spares import Spares
 from .transfer import output_copies, run_copies
 from .usage import Usage, sample_tree
 
@@ -113,10 +114,12 @@ class JobProcess:
         machine_ad: ClassAd | None = None,
         via_shim: bool = False,
         assigned: Mapping[str, str] | None = None,
+        spares: Spares | None = None,
     ) -> JobProcess:
-        """Prepare the sandbox under ``execute_dir`` and start the job on ``slot``
-        (``"slot1_1@host"``). StartError: the job would be held (its ``hold`` says how);
-        OSError: the machine's execute directory cannot be used, or no process can be made.
+        """Prepare the sandbox under ``execute_dir`` (from ``spares`` when it has one) and
+        start the job on ``slot`` (``"slot1_1@host"``). StartError: the job would be held
+        (its ``hold`` says how); OSError: the machine's execute directory cannot be used,
+        or no process can be made.
 
         ``via_shim`` starts the job and copies its files through the shim even when no user
         switch needs it: the tests run every start both ways."""
@@ -125,7 +128,7 @@ class JobProcess:
             user = job_user(plan.owner)
         except StartError as error:
             raise StartError(_from_slot(error.hold, slot)) from None
-        sandbox = Sandbox.create(execute_dir, user)
+        sandbox = Sandbox.create(execute_dir, user, spares)
         try:
             popen, shimmed = launch(
                 ad, plan, sandbox, slot, machine_ad, via_shim=via_shim, assigned=assigned
