@@ -30,6 +30,7 @@ JOB_AD_NAME = ".job.ad"  # _CONDOR_JOB_AD
 MACHINE_AD_NAME = ".machine.ad"  # _CONDOR_MACHINE_AD
 _NOT_OUTPUT = frozenset({JOB_AD_NAME, MACHINE_AD_NAME, STDOUT_NAME, STDERR_NAME})
 _MAX_DIRS = 100_000
+_HELD: dict[Path, set[int]] = {}  # an execute directory -> its dir_<n> this process holds
 
 
 class Sandbox:
@@ -58,17 +59,18 @@ class Sandbox:
         execute = Path(execute_dir).absolute()  # the job and the shim get absolute paths
         if not execute.is_dir():  # a look, not a mkdir: that locks the directory every time
             execute.mkdir(parents=True, exist_ok=True)
-        taken = {entry.name for entry in os.scandir(execute)}
+        held = _HELD.setdefault(execute, set())
         for number in range(1, _MAX_DIRS):
-            if f"dir_{number}" in taken:
+            if number in held:  # this process's: known without listing the directory
                 continue
             path = execute / f"dir_{number}"
             try:
                 kept = spares.take(user.uid, path) if spares is not None else None
                 if kept is None:
                     path.mkdir(mode=0o700)
-            except FileExistsError:  # another starter took it between the scan and now
+            except FileExistsError:  # another starter's, or left by an earlier run
                 continue
+            held.add(number)
             if kept is None and user.switch:
                 os.chown(path, user.uid, user.gid)
             return cls(path, user, spares, kept)
@@ -163,6 +165,9 @@ class Sandbox:
         """The sandbox is gone: kept as a spare, or removed."""
         if self._spares is None or not self._spares.keep(self.path, self.user.uid):
             remove_tree(self.path)
+        number = self.path.name.removeprefix("dir_")
+        if number.isdigit():
+            _HELD.get(self.path.parent, set()).discard(int(number))
 
     def _top_files(self) -> dict[str, tuple[int, int, int]]:
         files = {}

@@ -4,8 +4,10 @@ A commit that is durable waits for the disk (an fsync, a few milliseconds). A bu
 writes at every job start and end; committing each on the event loop stops the whole
 daemon for each fsync. Here the loop hands each write over and awaits it, so it goes on
 serving other work, and the writes queued while a commit is under way go together in
-the next transaction: one fsync for all of them. Each caller still resumes only once its
-write is on disk, in the order the writes were handed over.
+the next transaction: one fsync for all of them. A commit starts once the loop has run what
+it was running when the first write came, so the writes of one step go together too (a
+job's exit and the start of the next job on its claim: one fsync, not two). Each caller
+still resumes only once its write is on disk, in the order the writes were handed over.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ class GroupCommit:
         self.engine = engine
         self._pending: list[tuple[Write, Future[None]]] = []
         self._lock = threading.Lock()
-        self._draining = False
+        self._draining = False  # the thread commits, or is about to (see write)
+        self._due = False  # a commit starts when the loop gets to it
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="group-commit")
 
     def write(self, write: Write) -> asyncio.Future[None]:
@@ -38,18 +41,31 @@ class GroupCommit:
         done: Future[None] = Future()
         with self._lock:
             self._pending.append((write, done))
-            start, self._draining = not self._draining, True
-        if start:
-            self._thread.submit(self._drain)
-        return asyncio.wrap_future(done)
+            schedule = not self._draining and not self._due
+            self._due = self._due or schedule
+        saved = asyncio.wrap_future(done)
+        if schedule:
+            asyncio.get_running_loop().call_soon(self._start)
+        return saved
 
     def flush(self) -> None:
         """Wait until every write handed over is committed (before reading them back)."""
+        self._start()
         self._thread.submit(lambda: None).result()
 
     def close(self) -> None:
         """Wait for the writes handed over, then stop the thread."""
+        self._start()
         self._thread.shutdown(wait=True)
+
+    def _start(self) -> None:
+        """The commit of the writes handed over, on the thread (unless under way)."""
+        with self._lock:
+            start = self._due and not self._draining
+            self._due = False
+            self._draining = self._draining or start
+        if start:
+            self._thread.submit(self._drain)
 
     def _drain(self) -> None:
         while True:
