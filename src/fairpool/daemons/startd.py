@@ -116,6 +116,8 @@ class StartdDaemon:
         self._update_due = False
         self._activating = ""  # the claim whose job the node is starting
         self._ended: set[str] = set()  # slots whose starter's record is to be dropped
+        self._claims_unsure = True  # a claim may have ended (see _forget_ended_claims)
+        self._slot_count = 0
         self._wake = None
         # the processes it records die with the machine: no fsync needed for them
         self.engine = open_database(ctx.paths.spool, fsync=False)
@@ -367,8 +369,10 @@ class StartdDaemon:
         body: dict[str, Any] = {"kind": event.kind, "job": name}
         if event.kind in (CLAIM_READY, CLAIM_LOST):
             claim_id = self.pending.pop(event.slot, None)
+            self._claims_unsure = True
         elif event.kind in (EXITED, VACATED):
             run = self.runs.pop(event.slot, None)
+            self._claims_unsure = True
             claim_id = run.claim if run is not None else None
             if run is not None:
                 body.update({"usage": run.usage, "exit": run.exit})
@@ -404,7 +408,12 @@ class StartdDaemon:
                 await asyncio.sleep(min(30.0, 0.5 * 2**attempt))
 
     def _forget_ended_claims(self) -> None:
-        """Claims whose slot has left them (vacated, worklife over, machine owner)."""
+        """Claims whose slot has left them (vacated, worklife over, machine owner). Only
+        after a slot left Claimed or went away, a run ended or a preempting claim stopped
+        waiting: a job's start and exit (Claimed/Idle <-> Claimed/Busy) end no claim."""
+        if not self._claims_unsure and len(self.startd.slots) == self._slot_count:
+            return
+        self._claims_unsure, self._slot_count = False, len(self.startd.slots)
         for claim_id, claim in list(self.claims.items()):
             target = self.startd.slots.get(claim.slot)
             waiting = self.pending.get(claim.slot) == claim_id
@@ -426,6 +435,8 @@ class StartdDaemon:
         self._after()
 
     def _changed(self, change: Change) -> None:
+        if change.target[0] is not State.CLAIMED:
+            self._claims_unsure = True
         self.log.info(
             "%s: %s/%s -> %s/%s (%s, %s)",
             change.slot,

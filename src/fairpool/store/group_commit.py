@@ -13,9 +13,10 @@ still resumes only once its write is on disk, in the order the writes were hande
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import Connection, Engine
 
@@ -29,7 +30,7 @@ class GroupCommit:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._pending: list[tuple[Write, Future[None]]] = []
+        self._pending: list[tuple[Write, asyncio.Future[None]]] = []
         self._lock = threading.Lock()
         self._draining = False  # the thread commits, or is about to (see write)
         self._due = False  # a commit starts when the loop gets to it
@@ -38,14 +39,14 @@ class GroupCommit:
     def write(self, write: Write) -> asyncio.Future[None]:
         """Hand ``write`` over now (writes commit in the order handed over); the future
         is done once it is on disk, or carries its error."""
-        done: Future[None] = Future()
+        loop = asyncio.get_running_loop()
+        saved: asyncio.Future[None] = loop.create_future()
         with self._lock:
-            self._pending.append((write, done))
+            self._pending.append((write, saved))
             schedule = not self._draining and not self._due
             self._due = self._due or schedule
-        saved = asyncio.wrap_future(done)
         if schedule:
-            asyncio.get_running_loop().call_soon(self._start)
+            loop.call_soon(self._start)
         return saved
 
     def flush(self) -> None:
@@ -79,17 +80,39 @@ class GroupCommit:
                     for write, _ in batch:
                         write(conn)
             except Exception:
-                self._one_by_one(batch)  # only the writes that fail report it
+                outcomes = self._one_by_one(batch)  # only the writes that fail report it
             else:
-                for _, done in batch:
-                    done.set_result(None)
+                outcomes = [(saved, None) for _, saved in batch]
+            _settle(outcomes)
 
-    def _one_by_one(self, batch: list[tuple[Write, Future[None]]]) -> None:
-        for write, done in batch:
+    def _one_by_one(self, batch: list[tuple[Write, asyncio.Future[None]]]) -> list[_Outcome]:
+        outcomes: list[_Outcome] = []
+        for write, saved in batch:
             try:
                 with self.engine.begin() as conn:
                     write(conn)
             except Exception as err:
-                done.set_exception(err)
+                outcomes.append((saved, err))
             else:
-                done.set_result(None)
+                outcomes.append((saved, None))
+        return outcomes
+
+
+_Outcome = tuple[asyncio.Future[None], Exception | None]
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    """Tell the loop how a batch went, in one call (one wake-up for all its writes)."""
+    loop = outcomes[0][0].get_loop()
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+        loop.call_soon_threadsafe(_resolve, outcomes)
+
+
+def _resolve(outcomes: list[_Outcome]) -> None:
+    for saved, error in outcomes:
+        if saved.done():  # cancelled: its caller stopped waiting
+            continue
+        if error is None:
+            saved.set_result(None)
+        else:
+            saved.set_exception(error)
