@@ -24,6 +24,7 @@ import os
 import resource
 import signal
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -88,7 +89,10 @@ class JobProcess:
         *,
         via_shim: bool = False,
         copy_via_shim: bool = False,
+        between: tuple[int, int] | None = None,
     ):
+        """``between``: CLOCK_BOOTTIME nanoseconds before and after the process was made
+        (its start time is then known without reading /proc, see ``start_time``)."""
         self._popen = popen
         self.pid: int = popen.pid
         self.sandbox = sandbox
@@ -97,7 +101,7 @@ class JobProcess:
         self.via_shim = via_shim
         self._copy_via_shim = copy_via_shim
         self.pidfd: int = os.pidfd_open(self.pid)
-        self.create_time: float = start_time(self.pid)  # a zombie's too: not reaped yet
+        self.create_time: float = start_time(self.pid, between)  # not reaped yet
         self._record: ExitRecord | None = None
         self._usage = Usage()
         self._suspended = False
@@ -129,6 +133,7 @@ class JobProcess:
         except StartError as error:
             raise StartError(_from_slot(error.hold, slot)) from None
         sandbox = Sandbox.create(execute_dir, user, spares)
+        before = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
         try:
             popen, shimmed = launch(
                 ad, plan, sandbox, slot, machine_ad, via_shim=via_shim, assigned=assigned
@@ -139,7 +144,10 @@ class JobProcess:
         except BaseException:
             sandbox.remove()
             raise
-        return cls(popen, sandbox, plan, slot, via_shim=shimmed, copy_via_shim=via_shim)
+        between = (before, time.clock_gettime_ns(time.CLOCK_BOOTTIME))
+        return cls(
+            popen, sandbox, plan, slot, via_shim=shimmed, copy_via_shim=via_shim, between=between
+        )
 
     def suspend(self) -> None:
         """SIGSTOP to the job's process group."""
