@@ -3,12 +3,17 @@ remove stale scratch directories."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import subprocess
+import time
 
 import psutil
+import pytest
 from starter_jobs import until, wait_for, wait_readable
 
 from fairpool.starter import kill_leftover, remove_stale_sandboxes
+from fairpool.starter.leftovers import start_time
 
 
 def test_kill_leftover_kills_the_job_and_its_group(jobs):
@@ -48,3 +53,21 @@ def test_remove_stale_sandboxes(tmp_path):
     assert removed == [execute / "dir_1", execute / "dir_2"]
     assert sorted(p.name for p in execute.iterdir()) == ["dir_7", "dir_file", "not_a_sandbox"]
     assert remove_stale_sandboxes(tmp_path / "missing") == []
+
+
+def test_start_time_from_the_clock_around_the_start_is_the_kernels():
+    known = 0
+    for _ in range(50):
+        before = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+        process = subprocess.Popen(["/bin/true"])
+        between = (before, time.clock_gettime_ns(time.CLOCK_BOOTTIME))
+        read = start_time(process.pid)  # from /proc, as psutil does
+        assert start_time(process.pid, between) == read == psutil.Process(process.pid).create_time()
+        # pid -1 has no /proc entry: a start time for it came from the clock alone (an
+        # OSError: the window crossed a tick's edge, so /proc was read)
+        with contextlib.suppress(OSError):
+            known += start_time(-1, between) == read
+        process.wait()
+    assert known > 0  # mostly known without /proc (the pid -1 is never read)
+    with pytest.raises(OSError):  # a window across a tick's edge: read, and there is no -1
+        start_time(-1, (9_999_950_000, 10_000_050_000))

@@ -8,9 +8,9 @@ import os
 import pwd
 
 import pytest
-from starter_jobs import Jobs
+from starter_jobs import Jobs, wait_for
 
-from fairpool.starter import StartError
+from fairpool.starter import Spares, StartError
 from fairpool.starter.identity import job_user
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="only root can run jobs as another user")
@@ -78,3 +78,21 @@ def test_only_another_owner_needs_a_switch(nobody_jobs):
     _, nobody = nobody_jobs
     assert job_user(pwd.getpwuid(0).pw_name).switch is False  # root's own job: no shim
     assert job_user(nobody.pw_name).switch is True
+
+
+def test_a_spare_keeps_the_owner_and_goes_to_no_one_else(nobody_jobs):
+    jobs, nobody = nobody_jobs
+    spares = Spares(jobs.execute)
+    jobs.script("who.sh", 'stat -c "%u %a" . > owner.txt\nls -l .job.ad | cut -c1 >> owner.txt\n')
+    inodes = set()
+    for _ in range(2):  # the second job's sandbox is the first one's, kept
+        job = jobs.spawn(jobs.ad("executable = who.sh"), spares=spares)
+        inodes.add(job.sandbox.path.stat().st_ino)
+        assert wait_for(job).exit_code == 0
+        job.finish()
+        owner, mode, kind = (jobs.iwd / "owner.txt").read_text().split()
+        assert (int(owner), mode, kind) == (nobody.pw_uid, "700", "-")
+    [spare] = [p for p in jobs.execute.iterdir() if p.name.startswith(".spare_")]
+    assert spare.stat().st_uid == nobody.pw_uid and inodes == {spare.stat().st_ino}
+    root = job_user(pwd.getpwuid(0).pw_name)
+    assert spares.take(root.uid, jobs.execute / "dir_9") is None  # not for root's jobs

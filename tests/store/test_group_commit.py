@@ -4,6 +4,7 @@ one transaction, each caller resuming once its own write is on disk."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,20 @@ def test_flush_waits_for_what_was_handed_over(engine):
 
     assert asyncio.run(main()) == [7]
     writer.close()
+
+
+def test_the_writes_of_one_step_of_the_loop_go_in_one_transaction(engine):
+    commits = []
+    event.listen(engine, "commit", lambda conn: commits.append(1))
+    writer = GroupCommit(engine)
+
+    async def main() -> None:
+        first = writer.write(_insert(1))  # a job leaves the queue...
+        time.sleep(0.05)  # (work that lets other threads run, in the same step)
+        second = writer.write(_insert(2))  # ...and the next one starts on its claim
+        await asyncio.gather(first, second)
+        await writer.write(_insert(3))  # a later step: a transaction of its own
+
+    asyncio.run(main())
+    writer.close()
+    assert _stored(engine) == [1, 2, 3] and len(commits) == 2

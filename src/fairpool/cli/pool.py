@@ -43,6 +43,7 @@ def pool() -> None:
 @click.option("--background", is_flag=True, help="Run the pool in its own process.")
 def start(directory: str | None, config: str | None, background: bool) -> None:
     """Start the daemons of DAEMON_LIST (a personal pool: all of them)."""
+    from ..daemons.logs import skip_record_details
     from ..daemons.master import Master, pool_dir
     from ..runtime.collection import freeze_survivors
 
@@ -55,6 +56,7 @@ def start(directory: str | None, config: str | None, background: bool) -> None:
         _start_in_background(place, config)
         return
     freeze_survivors()
+    skip_record_details()
     try:
         master = Master(place, config)
         asyncio.run(master.run())

@@ -32,6 +32,7 @@ from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import database_url as parse_database_url
 from .addresses import CollectorHost
 from .collectors import Collectors
+from .logs import LineFormatter
 
 if TYPE_CHECKING:
     from ..security.settings import Security
@@ -139,9 +140,7 @@ class Context:
         if not logger.handlers:
             path = self.paths.log / f"{daemon.capitalize()}Log"
             handler = logging.FileHandler(path)
-            handler.setFormatter(
-                logging.Formatter("%(asctime)s.%(msecs)03d %(message)s", "%m/%d/%y %H:%M:%S")
-            )
+            handler.setFormatter(LineFormatter())
             logger.addHandler(handler)
             logger.setLevel(logging.INFO)
             logger.propagate = False

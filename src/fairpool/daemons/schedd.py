@@ -554,10 +554,16 @@ class Schedd(Claiming):
         self._advert_due = True
         now = self.ctx.env.now
         delay = max(_ADVERTISE_DELAY, self._advertised_at + self.min_interval - now)
-        self.ctx.env.schedule(delay, lambda: self.spawn(self.advertise()))
+        self.ctx.env.schedule(delay, self._advertise_due)
+
+    def _advertise_due(self) -> None:
+        """The advertisement ``_advertise_soon`` asked for. Only this one clears the
+        request: when any advertisement cleared it (the periodic one, a reschedule's),
+        the next change asked for another while this one was still on its way."""
+        self._advert_due = False
+        self.spawn(self.advertise())
 
     async def advertise(self) -> None:
-        self._advert_due = False
         self._advertised_at = self.ctx.env.now
         ads = self.ads(self.ctx.env.now)
         names = {a["Name"] for a in ads[1:]}

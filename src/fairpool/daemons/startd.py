@@ -21,7 +21,7 @@ daemon is its starter (real processes, fairpool.starter) and its messenger.
   ``UPDATE_INTERVAL``.
 * The starters it runs are recorded in SPOOL's SQLite database, even where DATABASE_URL
   puts the pool's state elsewhere: they are this machine's processes, of no use to
-  another host, and written at every job start and exit (without fsync: a power loss
+  another host, and written at every job start (without fsync: a power loss
   ends them anyway); a startd starting after a crash kills the jobs its last run left
   behind (their schedd puts them back to idle).
 """
@@ -52,7 +52,14 @@ from ..startd.node import (
     ExecuteNode,
     NodeEvent,
 )
-from ..starter import JobProcess, StartError, TransferError, kill_leftover, remove_stale_sandboxes
+from ..starter import (
+    JobProcess,
+    Spares,
+    StartError,
+    TransferError,
+    kill_leftover,
+    remove_stale_sandboxes,
+)
 from ..store.database import open_database, starters
 from .client import Api
 from .context import Context, filesystem_domain, knob_float
@@ -108,11 +115,15 @@ class StartdDaemon:
         self._tasks: set[asyncio.Task] = set()
         self._update_due = False
         self._activating = ""  # the claim whose job the node is starting
+        self._ended: set[str] = set()  # slots whose starter's record is to be dropped
+        self._claims_unsure = True  # a claim may have ended (see _forget_ended_claims)
+        self._slot_count = 0
         self._wake = None
         # the processes it records die with the machine: no fsync needed for them
         self.engine = open_database(ctx.paths.spool, fsync=False)
         self._clean_up_after_crash()
         self._records = self.engine.raw_connection()  # the starters', kept open: see _record
+        self.spares = Spares(ctx.paths.execute)  # the sandboxes of finished jobs, emptied
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
         detected = {  # the machine's own, for NUM_CPUS and MEMORY left unset
@@ -175,6 +186,7 @@ class StartdDaemon:
                 execute_dir=self.ctx.paths.execute,
                 machine_ad=machine,
                 assigned=resource_environment(self.ctx.config, machine),
+                spares=self.spares,
             )
         except StartError as err:
             self.refusals[slot] = err
@@ -186,15 +198,18 @@ class StartdDaemon:
         asyncio.get_running_loop().add_reader(process.pidfd, self._exited, slot)
         self.log.info("starting job %s on %s (pid %d)", name, slot, process.pid)
 
-    def _record(self, slot: str, starter: tuple | None = None) -> None:
-        """The slot's starter forgotten and its new one (slot, pid, create_time, job)
-        recorded, in one transaction on the connection kept for them: written at every
-        job start and exit, where a connection from the pool cost as much as the write."""
+    def _record(self, slot: str, starter: tuple) -> None:
+        """The slot's new starter (slot, pid, create_time, job) recorded, and the starters
+        that ended since the last record forgotten, in one transaction on the connection
+        kept for them: written at every job start, where a connection from the pool cost
+        as much as the write. An ended starter's record waits for the next start: until
+        then a restart finds its pid gone or with another start time, and kills nothing."""
         connection = self._records.driver_connection
+        self._ended.add(slot)
         with connection:  # commits
-            connection.execute(_FORGET_STARTER, (slot,))
-            if starter is not None:
-                connection.execute(_RECORD_STARTER, starter)
+            connection.executemany(_FORGET_STARTER, [(name,) for name in self._ended])
+            connection.execute(_RECORD_STARTER, starter)
+        self._ended.clear()
 
     def signal(self, slot: str, action: str) -> bool:
         run = self.runs.get(slot)
@@ -228,7 +243,7 @@ class StartdDaemon:
         except TransferError as err:
             run.hold = {"reason": err.reason, "code": err.code, "subcode": err.subcode}
         run.usage = run.process.usage().attrs()
-        self._record(slot)
+        self._ended.add(slot)  # its record is dropped with the next start's
         self.log.info("job %s on %s exited: %s", run.job, slot, run.exit)
         if self.runs.get(slot) is run:
             self.node.exited(int(self.ctx.env.now), slot)
@@ -354,8 +369,10 @@ class StartdDaemon:
         body: dict[str, Any] = {"kind": event.kind, "job": name}
         if event.kind in (CLAIM_READY, CLAIM_LOST):
             claim_id = self.pending.pop(event.slot, None)
+            self._claims_unsure = True
         elif event.kind in (EXITED, VACATED):
             run = self.runs.pop(event.slot, None)
+            self._claims_unsure = True
             claim_id = run.claim if run is not None else None
             if run is not None:
                 body.update({"usage": run.usage, "exit": run.exit})
@@ -391,7 +408,12 @@ class StartdDaemon:
                 await asyncio.sleep(min(30.0, 0.5 * 2**attempt))
 
     def _forget_ended_claims(self) -> None:
-        """Claims whose slot has left them (vacated, worklife over, machine owner)."""
+        """Claims whose slot has left them (vacated, worklife over, machine owner). Only
+        after a slot left Claimed or went away, a run ended or a preempting claim stopped
+        waiting: a job's start and exit (Claimed/Idle <-> Claimed/Busy) end no claim."""
+        if not self._claims_unsure and len(self.startd.slots) == self._slot_count:
+            return
+        self._claims_unsure, self._slot_count = False, len(self.startd.slots)
         for claim_id, claim in list(self.claims.items()):
             target = self.startd.slots.get(claim.slot)
             waiting = self.pending.get(claim.slot) == claim_id
@@ -413,6 +435,8 @@ class StartdDaemon:
         self._after()
 
     def _changed(self, change: Change) -> None:
+        if change.target[0] is not State.CLAIMED:
+            self._claims_unsure = True
         self.log.info(
             "%s: %s/%s -> %s/%s (%s, %s)",
             change.slot,
@@ -507,6 +531,7 @@ class StartdDaemon:
             await api.close()
         self._records.close()
         self.engine.dispose()
+        self.spares.clear()
 
 
 def _expr(text: str | None, what: str) -> Expr | None:

@@ -102,6 +102,12 @@ class Startd(DrainMixin):
 
     def advance(self, t: int) -> None:
         """Run every timer and evaluation pass due up to and including ``t``."""
+        sampled = self._run_until(t)
+        if max(t, self.now) != sampled:  # a pass does not change the measurements
+            self._sample(max(t, self.now))
+
+    def _run_until(self, t: int) -> int | None:
+        """The timers and passes of ``advance``; the moment the last one sampled, if any."""
         sampled = None
         while (moment := self.next_moment()) <= t:
             self._sample(moment)
@@ -111,8 +117,7 @@ class Startd(DrainMixin):
                 self._pass(moment)
             self._cursor = moment
         self._cursor = max(self._cursor, t)
-        if max(t, self.now) != sampled:  # a pass does not change the measurements
-            self._sample(max(t, self.now))
+        return sampled
 
     def next_moment(self) -> int:
         """When the next timer or evaluation pass is due (a caller on an event heap wakes the
@@ -125,8 +130,10 @@ class Startd(DrainMixin):
         if self.polling:
             poll = self.policy.polling_interval
             moment = min(moment, -(-after // poll) * poll)
-        timers = [when for s in self.slots.values() for when in s.timers.values()]
-        return min([moment, *timers])
+        for slot in self.slots.values():
+            if slot.timers:  # few slots have one: a pass over all costs more than they do
+                moment = min(moment, *slot.timers.values())
+        return moment
 
     def _pass_due(self, t: int) -> bool:
         poll = self.polling and t % self.policy.polling_interval == 0
@@ -155,14 +162,18 @@ class Startd(DrainMixin):
             slot.sampled = (t, inputs, slot.claim)
 
     def _prepare(self, t: int) -> None:
-        """Everything before an event at ``t``: earlier moments, then the timers of ``t``."""
-        self.advance(t - 1)
+        """Everything before an event at ``t``: earlier moments, then the timers of ``t``
+        (sampled at ``t`` once: what ``advance(t - 1)`` would sample in between, nothing
+        sees before the sample at ``t`` replaces it)."""
+        self._run_until(t - 1)
         self._sample(t)
         self._fire_timers(t)
         self.refusal = ""
 
     def _fire_timers(self, t: int) -> None:
         for slot in list(self.slots.values()):
+            if not slot.timers or min(slot.timers.values()) > t:
+                continue  # nothing due: most slots, most of the time
             for name, when in sorted(slot.timers.items(), key=lambda item: item[1]):
                 if when <= t and slot.alive and slot.timers.get(name) == when:
                     del slot.timers[name]

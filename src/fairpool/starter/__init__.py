@@ -20,6 +20,7 @@ No daemon logic here: no claims, no policy expressions, no HTTP.
 from .hold import Hold, HoldError, StartError, TransferError
 from .leftovers import kill_leftover, remove_stale_sandboxes
 from .process import ExitRecord, JobProcess, wait
+from .spares import Spares
 from .usage import Usage
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Hold",
     "HoldError",
     "JobProcess",
+    "Spares",
     "StartError",
     "TransferError",
     "Usage",

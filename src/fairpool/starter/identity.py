@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import os
 import pwd
+import time
 from dataclasses import dataclass
 
 from .hold import FAILED_TO_ACCESS_USER_ACCOUNT, Hold, StartError
 
-__all__ = ["JobUser", "job_user"]
+__all__ = ["ACCOUNT_LIFETIME", "JobUser", "job_user"]
+
+ACCOUNT_LIFETIME = 60.0  # seconds an account looked up is used without looking again
+_MAX_ACCOUNTS = 10_000
+_accounts: dict[tuple[str, int, int], tuple[float, JobUser]] = {}  # by owner and our ids
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,24 @@ class JobUser:
 
 
 def job_user(owner: str) -> JobUser:
-    """The account for a job owned by ``owner``; StartError when root cannot find it."""
+    """The account for a job owned by ``owner``; StartError when root cannot find it.
+
+    An account found is kept for ``ACCOUNT_LIFETIME`` seconds: a lookup reads the password
+    and group databases (files, or whatever NSS asks), at every job start otherwise.
+    HTCondor's daemons keep a cache of accounts too (``PASSWD_CACHE_REFRESH``)."""
+    key = (owner, os.geteuid(), os.getegid())
+    now = time.monotonic()
+    found = _accounts.get(key)
+    if found is not None and found[0] > now:
+        return found[1]
+    user = _look_up(owner)
+    if len(_accounts) >= _MAX_ACCOUNTS:
+        _accounts.clear()
+    _accounts[key] = (now + ACCOUNT_LIFETIME, user)
+    return user
+
+
+def _look_up(owner: str) -> JobUser:
     if os.geteuid() != 0:
         entry = pwd.getpwuid(os.geteuid())
         return JobUser(entry.pw_name, entry.pw_uid, entry.pw_gid, (), entry.pw_dir, False)

@@ -39,7 +39,7 @@ from .hold import (
     StartError,
 )
 from .plan import JobPlan
-from .sandbox import JOB_AD_NAME, MACHINE_AD_NAME, Sandbox
+from .sandbox import Sandbox
 from .transfer import input_copies, run_copies, shim_command
 
 __all__ = ["LAUNCH_TIMEOUT", "launch"]
@@ -72,8 +72,7 @@ def launch(
     Also says whether the shim exec'd the job (always with ``via_shim``, for tests).
     ``assigned``: environment variables for the slot's assigned resources."""
     scratch = str(sandbox.path)
-    job_ad = sandbox.write_ad(JOB_AD_NAME, ad)
-    machine = sandbox.write_ad(MACHINE_AD_NAME, machine_ad) if machine_ad is not None else None
+    job_ad, machine = sandbox.write_ads(ad, machine_ad)
     hold = run_copies(input_copies(plan, scratch), sandbox.user, "input", via_shim=via_shim)
     if hold is not None:
         raise StartError(hold)

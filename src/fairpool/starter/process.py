@@ -24,17 +24,18 @@ import os
 import resource
 import signal
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-
-import psutil
 
 from ..classad import ClassAd
 from .hold import Hold, StartError, TransferError
 from .identity import job_user
 from .launch import launch
+from .leftovers import start_time
 from .plan import JobPlan, plan_job
 from .sandbox import Sandbox
+from .spares import Spares
 from .transfer import output_copies, run_copies
 from .usage import Usage, sample_tree
 
@@ -88,7 +89,10 @@ class JobProcess:
         *,
         via_shim: bool = False,
         copy_via_shim: bool = False,
+        between: tuple[int, int] | None = None,
     ):
+        """``between``: CLOCK_BOOTTIME nanoseconds before and after the process was made
+        (its start time is then known without reading /proc, see ``start_time``)."""
         self._popen = popen
         self.pid: int = popen.pid
         self.sandbox = sandbox
@@ -97,7 +101,7 @@ class JobProcess:
         self.via_shim = via_shim
         self._copy_via_shim = copy_via_shim
         self.pidfd: int = os.pidfd_open(self.pid)
-        self.create_time: float = psutil.Process(self.pid).create_time()
+        self.create_time: float = start_time(self.pid, between)  # not reaped yet
         self._record: ExitRecord | None = None
         self._usage = Usage()
         self._suspended = False
@@ -114,10 +118,12 @@ class JobProcess:
         machine_ad: ClassAd | None = None,
         via_shim: bool = False,
         assigned: Mapping[str, str] | None = None,
+        spares: Spares | None = None,
     ) -> JobProcess:
-        """Prepare the sandbox under ``execute_dir`` and start the job on ``slot``
-        (``"slot1_1@host"``). StartError: the job would be held (its ``hold`` says how);
-        OSError: the machine's execute directory cannot be used, or no process can be made.
+        """Prepare the sandbox under ``execute_dir`` (from ``spares`` when it has one) and
+        start the job on ``slot`` (``"slot1_1@host"``). StartError: the job would be held
+        (its ``hold`` says how); OSError: the machine's execute directory cannot be used,
+        or no process can be made.
 
         ``via_shim`` starts the job and copies its files through the shim even when no user
         switch needs it: the tests run every start both ways."""
@@ -126,7 +132,8 @@ class JobProcess:
             user = job_user(plan.owner)
         except StartError as error:
             raise StartError(_from_slot(error.hold, slot)) from None
-        sandbox = Sandbox.create(execute_dir, user)
+        sandbox = Sandbox.create(execute_dir, user, spares)
+        before = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
         try:
             popen, shimmed = launch(
                 ad, plan, sandbox, slot, machine_ad, via_shim=via_shim, assigned=assigned
@@ -137,7 +144,10 @@ class JobProcess:
         except BaseException:
             sandbox.remove()
             raise
-        return cls(popen, sandbox, plan, slot, via_shim=shimmed, copy_via_shim=via_shim)
+        between = (before, time.clock_gettime_ns(time.CLOCK_BOOTTIME))
+        return cls(
+            popen, sandbox, plan, slot, via_shim=shimmed, copy_via_shim=via_shim, between=between
+        )
 
     def suspend(self) -> None:
         """SIGSTOP to the job's process group."""

@@ -4,18 +4,25 @@ HTCondor gives every job a fresh directory under EXECUTE (``_CONDOR_SCRATCH_DIR`
 the job ad and the machine ad the job may read, and deletes it when the job leaves the
 machine. The starter itself only creates, lists, measures and removes it (as root that
 touches nothing through the job's links); the job's files are copied in and out by the shim
-as the job's user.
+as the job's user. A startd passes its ``Spares``: the directory then comes from the last
+job of the same user, emptied, and goes back there after (spares.py), which the job cannot
+tell from a new one.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..classad import ClassAd, write_old
 from .identity import JobUser
 from .plan import STDERR_NAME, STDOUT_NAME
+
+if TYPE_CHECKING:
+    from .spares import Spares
 
 __all__ = ["JOB_AD_NAME", "MACHINE_AD_NAME", "Sandbox", "remove_tree"]
 
@@ -23,49 +30,105 @@ JOB_AD_NAME = ".job.ad"  # _CONDOR_JOB_AD
 MACHINE_AD_NAME = ".machine.ad"  # _CONDOR_MACHINE_AD
 _NOT_OUTPUT = frozenset({JOB_AD_NAME, MACHINE_AD_NAME, STDOUT_NAME, STDERR_NAME})
 _MAX_DIRS = 100_000
+_HELD: dict[Path, set[int]] = {}  # an execute directory -> its dir_<n> this process holds
 
 
 class Sandbox:
     """One job's scratch directory and the state of its files before the job ran."""
 
-    def __init__(self, path: Path, user: JobUser) -> None:
+    def __init__(
+        self,
+        path: Path,
+        user: JobUser,
+        spares: Spares | None = None,
+        kept: dict[str, int] | None = None,
+    ) -> None:
         self.path = path
         self.user = user
+        self._spares = spares
+        self._kept = kept or {}  # the ad files a spare brought: name -> inode number
         self._before: dict[str, tuple[int, int, int]] = {}
 
     @classmethod
-    def create(cls, execute_dir: str | os.PathLike[str], user: JobUser) -> Sandbox:
+    def create(
+        cls, execute_dir: str | os.PathLike[str], user: JobUser, spares: Spares | None = None
+    ) -> Sandbox:
         """A new ``dir_<n>`` (the lowest free n) under ``execute_dir``, mode 0700, owned by
-        the job's user. OSError when the machine's execute directory cannot be used."""
+        the job's user: one of ``spares`` when it has one for the user. OSError when the
+        machine's execute directory cannot be used."""
         execute = Path(execute_dir).absolute()  # the job and the shim get absolute paths
         if not execute.is_dir():  # a look, not a mkdir: that locks the directory every time
             execute.mkdir(parents=True, exist_ok=True)
-        taken = {entry.name for entry in os.scandir(execute)}
+        held = _HELD.setdefault(execute, set())
         for number in range(1, _MAX_DIRS):
-            if f"dir_{number}" in taken:
+            if number in held:  # this process's: known without listing the directory
                 continue
             path = execute / f"dir_{number}"
             try:
-                path.mkdir(mode=0o700)
-            except FileExistsError:  # another starter took it between the scan and now
+                kept = spares.take(user.uid, path) if spares is not None else None
+                if kept is None:
+                    path.mkdir(mode=0o700)
+            except FileExistsError:  # another starter's, or left by an earlier run
                 continue
-            if user.switch:
+            held.add(number)
+            if kept is None and user.switch:
                 os.chown(path, user.uid, user.gid)
-            return cls(path, user)
+            return cls(path, user, spares, kept)
         raise FileExistsError(f"{execute}: no free dir_<n> below {_MAX_DIRS}")
+
+    def write_ads(self, job: ClassAd, machine: ClassAd | None) -> tuple[str, str | None]:
+        """The job ad and the machine ad (when there is one) written for the job to read;
+        their paths. An ad file a spare brought that has no ad this time is removed."""
+        job_path = self.write_ad(JOB_AD_NAME, job)
+        machine_path = self.write_ad(MACHINE_AD_NAME, machine) if machine is not None else None
+        for name in self._kept:
+            _clear(self.path / name)
+        self._kept.clear()
+        return job_path, machine_path
 
     def write_ad(self, name: str, ad: ClassAd) -> str:
         """Write an ad in the old format (as ``condor_q -l`` prints it) for the job to read.
 
         Created exclusively and without following links: the directory already belongs to
-        the job's user, whose other processes must not get a root starter to write elsewhere."""
+        the job's user, whose other processes must not get a root starter to write elsewhere.
+        A spare's file is written over in place, once it proves to be the same plain file."""
         path = self.path / name
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        with open(fd, "w", encoding="utf-8") as stream:
-            stream.write(write_old(ad))
-            if self.user.switch:
+        text = memoryview(write_old(ad).encode())
+        size = len(text)
+        fd = self._reopen(name)
+        reused = fd is not None
+        if fd is None:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:  # the bytes as they are: a text stream costs four more system calls a file
+            if self.user.switch and not reused:
                 os.fchown(fd, self.user.uid, self.user.gid)
+            while text:
+                text = text[os.write(fd, text) :]
+            if reused:  # cut what the last ad left beyond this one (frees no block)
+                os.ftruncate(fd, size)
+        finally:
+            os.close(fd)
         return str(path)
+
+    def _reopen(self, name: str) -> int | None:
+        """A spare's ad file ``name`` opened for writing, when it is still the plain file
+        the spare kept (the last job's processes may have replaced it); else whatever is
+        there is removed, and None. Opened without waiting, as a FIFO would make it."""
+        inode = self._kept.pop(name, None)
+        if inode is None:
+            return None
+        path = self.path / name
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            fd = None
+        if fd is not None:
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_ino == inode:
+                return fd
+            os.close(fd)
+        _clear(path)
+        return None
 
     def snapshot(self) -> None:
         """Remember the top-level files as the job will first see them."""
@@ -99,7 +162,12 @@ class Sandbox:
         return (total + 1023) // 1024
 
     def remove(self) -> None:
-        remove_tree(self.path)
+        """The sandbox is gone: kept as a spare, or removed."""
+        if self._spares is None or not self._spares.keep(self.path, self.user.uid):
+            remove_tree(self.path)
+        number = self.path.name.removeprefix("dir_")
+        if number.isdigit():
+            _HELD.get(self.path.parent, set()).discard(int(number))
 
     def _top_files(self) -> dict[str, tuple[int, int, int]]:
         files = {}
@@ -122,6 +190,16 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
             raise
         _open_up(str(path))
         shutil.rmtree(path)
+
+
+def _clear(path: Path) -> None:
+    """Remove whatever ``path`` names now (a file, a link, a directory tree), if anything."""
+    try:
+        os.unlink(path)
+    except IsADirectoryError:
+        remove_tree(path)
+    except FileNotFoundError:
+        pass
 
 
 def _open_up(path: str) -> None:

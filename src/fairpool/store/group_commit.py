@@ -4,16 +4,19 @@ A commit that is durable waits for the disk (an fsync, a few milliseconds). A bu
 writes at every job start and end; committing each on the event loop stops the whole
 daemon for each fsync. Here the loop hands each write over and awaits it, so it goes on
 serving other work, and the writes queued while a commit is under way go together in
-the next transaction: one fsync for all of them. Each caller still resumes only once its
-write is on disk, in the order the writes were handed over.
+the next transaction: one fsync for all of them. A commit starts once the loop has run what
+it was running when the first write came, so the writes of one step go together too (a
+job's exit and the start of the next job on its claim: one fsync, not two). Each caller
+still resumes only once its write is on disk, in the order the writes were handed over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import Connection, Engine
 
@@ -27,29 +30,43 @@ class GroupCommit:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._pending: list[tuple[Write, Future[None]]] = []
+        self._pending: list[tuple[Write, asyncio.Future[None]]] = []
         self._lock = threading.Lock()
-        self._draining = False
+        self._draining = False  # the thread commits, or is about to (see write)
+        self._due = False  # a commit starts when the loop gets to it
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="group-commit")
 
     def write(self, write: Write) -> asyncio.Future[None]:
         """Hand ``write`` over now (writes commit in the order handed over); the future
         is done once it is on disk, or carries its error."""
-        done: Future[None] = Future()
+        loop = asyncio.get_running_loop()
+        saved: asyncio.Future[None] = loop.create_future()
         with self._lock:
-            self._pending.append((write, done))
-            start, self._draining = not self._draining, True
-        if start:
-            self._thread.submit(self._drain)
-        return asyncio.wrap_future(done)
+            self._pending.append((write, saved))
+            schedule = not self._draining and not self._due
+            self._due = self._due or schedule
+        if schedule:
+            loop.call_soon(self._start)
+        return saved
 
     def flush(self) -> None:
         """Wait until every write handed over is committed (before reading them back)."""
+        self._start()
         self._thread.submit(lambda: None).result()
 
     def close(self) -> None:
         """Wait for the writes handed over, then stop the thread."""
+        self._start()
         self._thread.shutdown(wait=True)
+
+    def _start(self) -> None:
+        """The commit of the writes handed over, on the thread (unless under way)."""
+        with self._lock:
+            start = self._due and not self._draining
+            self._due = False
+            self._draining = self._draining or start
+        if start:
+            self._thread.submit(self._drain)
 
     def _drain(self) -> None:
         while True:
@@ -63,17 +80,39 @@ class GroupCommit:
                     for write, _ in batch:
                         write(conn)
             except Exception:
-                self._one_by_one(batch)  # only the writes that fail report it
+                outcomes = self._one_by_one(batch)  # only the writes that fail report it
             else:
-                for _, done in batch:
-                    done.set_result(None)
+                outcomes = [(saved, None) for _, saved in batch]
+            _settle(outcomes)
 
-    def _one_by_one(self, batch: list[tuple[Write, Future[None]]]) -> None:
-        for write, done in batch:
+    def _one_by_one(self, batch: list[tuple[Write, asyncio.Future[None]]]) -> list[_Outcome]:
+        outcomes: list[_Outcome] = []
+        for write, saved in batch:
             try:
                 with self.engine.begin() as conn:
                     write(conn)
             except Exception as err:
-                done.set_exception(err)
+                outcomes.append((saved, err))
             else:
-                done.set_result(None)
+                outcomes.append((saved, None))
+        return outcomes
+
+
+_Outcome = tuple[asyncio.Future[None], Exception | None]
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    """Tell the loop how a batch went, in one call (one wake-up for all its writes)."""
+    loop = outcomes[0][0].get_loop()
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+        loop.call_soon_threadsafe(_resolve, outcomes)
+
+
+def _resolve(outcomes: list[_Outcome]) -> None:
+    for saved, error in outcomes:
+        if saved.done():  # cancelled: its caller stopped waiting
+            continue
+        if error is None:
+            saved.set_result(None)
+        else:
+            saved.set_exception(error)
