@@ -190,7 +190,7 @@ def significant_attributes(
         return tuple(sorted(set(params.significant_attributes), key=str.lower))
     collector = NameCollector()
     names: set[str] = set(params.add_significant_attributes)
-    for mentioned in {id(m): m for m in mentions}.values():  # slots share their sets
+    for mentioned in set(mentions):  # slots share their sets (a set's hash is kept)
         names |= mentioned
     for expr in (
         params.preemption_requirements,
