@@ -107,17 +107,12 @@ def read_slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> 
     """The cycle's view of one fetched slot ad; ``index`` orders it (collector order)."""
     state = _string(ad, "State")
     activity = _string(ad, "Activity")
-    held = state in HELD_STATES and not (
-        params.discount_suspended_resources and activity == "Suspended"
-    )
-    holder = _first_string(ad, ("AccountingGroup", "RemoteUser")) if held else None
-    remote = (
-        _first_string(
-            ad, ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser")
-        )
-        if state in HELD_STATES
-        else None
-    )
+    holder = remote = None
+    if state in HELD_STATES:
+        user = _first_string(ad, ("AccountingGroup", "RemoteUser"))
+        remote = _first_string(ad, ("PreemptingAccountingGroup", "PreemptingUser")) or user
+        if not (params.discount_suspended_resources and activity == "Suspended"):
+            holder = user
     return Slot(
         ad=ad,
         name=attribute(ad, "Name"),

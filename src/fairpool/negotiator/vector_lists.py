@@ -148,8 +148,9 @@ class VectorLists:
         # Slot.claimed_idle and _slot_policy, with no Python call per slot
         self.skip = np.fromiter(map(eq, map(_STATE, slots), repeat(_CLAIMED_IDLE)), bool, n)
         policy = list(map(_CONSUMPTION, slots))
-        if None in policy:
-            policy = list(map(_slot_policy, slots))
+        if None in policy:  # slots read anew: found out once for each
+            for k in [k for k, known in enumerate(policy) if known is None]:
+                policy[k] = _slot_policy(slots[k])
         self.policy = np.fromiter(policy, bool, n)
         held = list(map(_REMOTE_USER, slots))
         users = set(held)
@@ -181,7 +182,7 @@ class VectorLists:
         if entry is None or any(job_token(job, n) != v for n, v in entry.read.items()):
             entry = self._evaluate(job, autocluster)
         rows = np.flatnonzero(self.policy & free)
-        found = self._scalar(job, rows, turn, eup_of, reasons)
+        found = self._scalar(job, rows, turn, eup_of, reasons) if len(rows) else []
         if entry.unordered or any(k != k for c in found for k in c.key):
             # NaN ranks: tuples with NaN sort by object identity in Python, which only
             # the scalar path reproduces; it decides this list on its own

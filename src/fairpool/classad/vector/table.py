@@ -261,7 +261,6 @@ class SlotColumns:
         self.ads = ads = list(ads)
         self._ad_ids = _ids(ads)
         nested = self.nested
-        self.nested = np.array([ad.parent is not None for ad in ads], bool)
         self.memo.clear()  # a new cycle: another time, other annotations
         self.memo_cells = 0
         changed = 0
@@ -275,7 +274,11 @@ class SlotColumns:
                 other |= previous_ids[np.maximum(old_rows, 0)] != self._ad_ids
             other[self._rows.rows_of(dirty)] = True
             stale: Iterable[int] = np.flatnonzero(other).tolist()
+            # the rows kept are the same ads, unchanged: only the others are read again
+            self.nested = nested[np.maximum(old_rows, 0)] if len(nested) else other & False
+            self.nested[stale] = [ads[row].parent is not None for row in stale]
         else:
+            self.nested = np.array([ad.parent is not None for ad in ads], bool)
             stale = range(len(ads))
             moved = nested[np.maximum(old_rows, 0)] if len(nested) else self.nested
             renewed = fresh.tolist() + np.flatnonzero(moved != self.nested).tolist()
