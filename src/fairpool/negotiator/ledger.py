@@ -156,7 +156,7 @@ class SlotLedger:
         self._pie: Counter[float] = Counter()
         self._effective: Counter[float] = Counter()
         self._limits: dict[str, Counter[float]] = {}
-        self._mentions: Counter[str] = Counter()
+        self._mentions: Counter[frozenset[str]] = Counter()  # slots share their sets
         self._users: dict[object, dict[str, tuple[int, int, str]]] = {}
         self._blocked: dict[str, _Entry] = {}
         self._columns = SlotColumns([])  # of the blocked slots, for policy_blocks
@@ -258,8 +258,7 @@ class SlotLedger:
         _bump(self._effective, entry.effective, sign)
         for limit, amount in entry.limits:
             _bump(self._limits.setdefault(limit, Counter()), amount, sign)
-        for mentioned in entry.mentions:
-            _bump(self._mentions, mentioned, sign)
+        _bump(self._mentions, entry.mentions, sign)
         if entry.slot_id is not None and slot.remote_user is not None:
             on_machine = self._users.setdefault(slot.machine, {})
             if sign > 0:
@@ -302,7 +301,7 @@ class SlotLedger:
             effective=_exact(self._effective),
             min_weight=min(self._weights) if self._weights else None,
             limits={name: _exact(c) for name, c in self._limits.items() if c},
-            mentions=frozenset(self._mentions),
+            mentions=frozenset().union(*self._mentions),
             users_on=self._users,
             policy_blocks=self.policy_blocks if self._blocked else None,
         )
