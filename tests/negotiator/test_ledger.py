@@ -15,6 +15,7 @@ from fairpool.accounting.accountant import Accountant, AccountantPolicy
 from fairpool.classad import Expr
 from fairpool.negotiator import run_cycle
 from fairpool.negotiator.concurrency import LimitConfig
+from fairpool.negotiator.ledger import _exact
 from fairpool.negotiator.sums import exact_sum
 from fairpool.negotiator.vector_lists import VectorLists
 from fairpool.sim.pool import Pool
@@ -108,3 +109,36 @@ def test_exact_sums_do_not_depend_on_order_or_grouping():
         base = sum((Fraction(w) for w in weights[:cut]), Fraction(0))
         assert exact_sum(weights[cut:], base) == whole
         assert exact_sum(list(reversed(weights[cut:])), base) == whole
+
+
+@settings(max_examples=50)
+@given(st.lists(st.tuples(st.integers(0, 29), st.sampled_from(["claim", "free", "drop"]))))
+def test_the_kept_order_is_the_sorted_order(steps):
+    """Active slots kept in collector order as they change one by one (or sorted again
+    after many changes) are in the order a fresh sort gives."""
+    slots = [make_slot(f"slot1@host{n}").build() for n in range(30)]
+    pool = Pool(slots, [], "d")
+    ledger = pool.keep_ledger(PARAMS, NOW)
+    ledger.slots(NOW)
+    for n, action in steps:
+        name = f"slot1@host{n}"
+        if action == "drop":
+            pool.drop([name])
+        elif action == "claim" and name in pool.slot_by_name:
+            pool.slot_by_name[name].update({"State": "Claimed", "RemoteUser": "ann@d"})
+            pool.touch([name])
+        elif name in pool.slot_by_name:
+            pool.slot_by_name[name].update({"State": "Unclaimed"})
+            pool.touch([name])
+        else:
+            pool.add_slots([make_slot(name).build()])
+        pool.keep_ledger(PARAMS, NOW)
+        fresh = sorted(ledger.active.values(), key=lambda entry: entry.seq)
+        assert ledger._ordered() == fresh
+
+
+def test_exact_sums_of_whole_weights_without_fractions():
+    counts = {1.0: 3, 2: 2, 0.5: 4, 1e300: 1, -3.0: 1}
+    expected = sum((Fraction(v) * n for v, n in counts.items()), Fraction(0))
+    assert _exact(counts) == expected
+    assert exact_sum([0.25], expected) == float(expected + Fraction(0.25))

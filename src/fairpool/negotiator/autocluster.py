@@ -81,6 +81,9 @@ _ABSENT = _Absent()
 _NotConst = type(NOT_CONST)
 _SLOT_PREFIX = re.compile(r"^Slot[0-9]*_", re.IGNORECASE)
 _ALWAYS = ("Requirements", "Rank", "ConcurrencyLimits", "ConcurrencyLimitsExpr")
+# significant_attributes' answers by the slots' sets of names and the configuration: a
+# busy pool's cycles see the same few sets cycle after cycle
+_SIGNIFICANT: dict[tuple[frozenset, int], tuple[NegotiatorParams, tuple[str, ...]]] = {}
 
 
 def _names(node: Node, out: set[str]) -> None:
@@ -188,9 +191,13 @@ def significant_attributes(
     what each slot's Requirements and Rank reach (``NameCollector.reach``)."""
     if params.significant_attributes is not None:
         return tuple(sorted(set(params.significant_attributes), key=str.lower))
+    sets = frozenset(mentions)  # slots share their sets (a set's hash is kept)
+    known = _SIGNIFICANT.get((sets, id(params)))
+    if known is not None and known[0] is params:
+        return known[1]
     collector = NameCollector()
     names: set[str] = set(params.add_significant_attributes)
-    for mentioned in {id(m): m for m in mentions}.values():  # slots share their sets
+    for mentioned in sets:
         names |= mentioned
     for expr in (
         params.preemption_requirements,
@@ -202,7 +209,11 @@ def significant_attributes(
             names |= collector.of(expr.node)
     removed = {n.lower() for n in params.remove_significant_attributes} | _VOLATILE
     kept = {n for n in names if n.lower() not in removed and not _SLOT_PREFIX.match(n)}
-    return tuple(sorted({n.lower(): n for n in kept}.values(), key=str.lower))
+    found = tuple(sorted({n.lower(): n for n in kept}.values(), key=str.lower))
+    if len(_SIGNIFICANT) >= 64:
+        _SIGNIFICANT.clear()
+    _SIGNIFICANT[(sets, id(params))] = (params, found)  # params held: its id stays its own
+    return found
 
 
 class Signatures:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from ..accounting.accountant import Priority, Usage
@@ -55,6 +56,9 @@ __all__ = [
     "significant_of",
     "significant_of_standing",
 ]
+
+
+_MENTIONS = attrgetter("mentions")
 
 
 @dataclass(frozen=True)
@@ -231,10 +235,9 @@ def _significant(
 ) -> tuple[str, ...]:
     """The significant attributes of fetched slots (``mentions``: the standing slots')."""
     collector = NameCollector()
-    for slot in slots:
-        if slot.mentions is None:
-            slot.mentions = collector.reach(slot.ad)
-    return significant_attributes(itertools.chain((s.mentions for s in slots), [mentions]), params)
+    for slot in [s for s in slots if s.mentions is None]:  # kept slots know theirs
+        slot.mentions = collector.reach(slot.ad)
+    return significant_attributes(itertools.chain(map(_MENTIONS, slots), [mentions]), params)
 
 
 def significant_of_standing(standing: Standing, params: NegotiatorParams) -> tuple[str, ...]:
@@ -380,14 +383,14 @@ def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | N
         return
     notes = state.annotations
     cross = state.params.cross_slot_prios
-    used = {slot.machine for slot in slots if slot.remote_user is not None} if cross else ()
-    busy = standing.users_on if standing is not None else {}
+    running = [slot for slot in slots if slot.remote_user is not None]
     by_machine: dict[object, list[Slot]] = {}
-    for slot in slots:
-        if cross and (slot.machine in used or busy.get(slot.machine)):  # running users publish
+    if cross:  # the slots of machines where users run (they publish their priorities)
+        used = {slot.machine for slot in running}
+        busy = standing.users_on if standing is not None else {}
+        for slot in [s for s in slots if s.machine in used or busy.get(s.machine)]:
             by_machine.setdefault(slot.machine, []).append(slot)
-        if slot.remote_user is None:
-            continue
+    for slot in running:
         priority = state.priorities(slot.remote_user)
         notes.set(slot.ad, "RemoteUserPrio", priority.eup)
         notes.set(slot.ad, "RemoteUserFloor", priority.floor)

@@ -33,6 +33,7 @@ never standing. A change of configuration (another ``NegotiatorParams``) reads a
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -146,6 +147,7 @@ class SlotLedger:
         self.entries: dict[str, _Entry] = {}
         self.active: dict[str, _Entry] = {}  # entries that are not standing
         self._order: list[_Entry] | None = None  # the active entries in collector order
+        self._seqs: list[int] = []  # their collector order, for bisect
         self.collector = NameCollector()
         self._count = 0
         self._listed = 0
@@ -154,7 +156,7 @@ class SlotLedger:
         self._pie: Counter[float] = Counter()
         self._effective: Counter[float] = Counter()
         self._limits: dict[str, Counter[float]] = {}
-        self._mentions: Counter[str] = Counter()
+        self._mentions: Counter[frozenset[str]] = Counter()  # slots share their sets
         self._users: dict[object, dict[str, tuple[int, int, str]]] = {}
         self._blocked: dict[str, _Entry] = {}
         self._columns = SlotColumns([])  # of the blocked slots, for policy_blocks
@@ -177,8 +179,10 @@ class SlotLedger:
             self._reset()
             self.params = params
             changed = list(ads)
-        for name in changed:
+        changed = list(changed)
+        if len(changed) * 8 > len(self.active):  # many: sort them all again when asked
             self._order = None
+        for name in changed:
             self._drop(name)
             ad = ads.get(name)
             if ad is not None:
@@ -191,6 +195,8 @@ class SlotLedger:
         self.entries[name] = entry
         if not (fixed and slot is not None and _standing(slot, params)):
             self.active[name] = entry
+            if self._order is not None:  # a few changed: kept in order, one by one
+                self._place(entry)
             return
         entry.standing = True
         entry.counted = counted_in_pool(slot, params, now)
@@ -211,6 +217,26 @@ class SlotLedger:
             self._count_in(entry, -1)
         else:
             del self.active[name]
+            if self._order is not None:
+                self._unplace(entry)
+
+    def _place(self, entry: _Entry) -> None:
+        """Put an entry that became active into the kept collector order."""
+        assert self._order is not None
+        at = bisect.bisect_left(self._seqs, entry.seq)
+        if at < len(self._seqs) and self._seqs[at] == entry.seq:
+            self._order = None  # orders not all distinct: sorted again when asked
+            return
+        self._order.insert(at, entry)
+        self._seqs.insert(at, entry.seq)
+
+    def _unplace(self, entry: _Entry) -> None:
+        assert self._order is not None
+        at = bisect.bisect_left(self._seqs, entry.seq)
+        if at < len(self._order) and self._order[at] is entry:
+            del self._order[at], self._seqs[at]
+        else:
+            self._order = None
 
     def _count_in(self, entry: _Entry, sign: int) -> None:
         slot = entry.slot
@@ -232,8 +258,7 @@ class SlotLedger:
         _bump(self._effective, entry.effective, sign)
         for limit, amount in entry.limits:
             _bump(self._limits.setdefault(limit, Counter()), amount, sign)
-        for mentioned in entry.mentions:
-            _bump(self._mentions, mentioned, sign)
+        _bump(self._mentions, entry.mentions, sign)
         if entry.slot_id is not None and slot.remote_user is not None:
             on_machine = self._users.setdefault(slot.machine, {})
             if sign > 0:
@@ -263,6 +288,7 @@ class SlotLedger:
         """The active entries in collector order (sorted again after a change)."""
         if self._order is None:
             self._order = sorted(self.active.values(), key=lambda e: e.seq)
+            self._seqs = [entry.seq for entry in self._order]
         return self._order
 
     def standing(self, now: float) -> Standing:
@@ -275,7 +301,7 @@ class SlotLedger:
             effective=_exact(self._effective),
             min_weight=min(self._weights) if self._weights else None,
             limits={name: _exact(c) for name, c in self._limits.items() if c},
-            mentions=frozenset(self._mentions),
+            mentions=frozenset().union(*self._mentions),
             users_on=self._users,
             policy_blocks=self.policy_blocks if self._blocked else None,
         )
@@ -359,7 +385,15 @@ class SlotLedger:
 
 
 def _exact(counts: Counter) -> Fraction:
-    return sum((Fraction(value) * n for value, n in counts.items()), Fraction(0))
+    """The exact sum of the counted values (whole ones in integers: Fractions are slow,
+    and a pool's weights are mostly whole cores)."""
+    whole, parts = 0, []
+    for value, n in counts.items():
+        if type(value) is int or (type(value) is float and value.is_integer()):
+            whole += int(value) * n
+        else:
+            parts.append(Fraction(value) * n)
+    return sum(parts, Fraction(whole))
 
 
 def _bump(counter: Counter, key: object, sign: int) -> None:

@@ -138,30 +138,41 @@ def _group_full(state: CycleState, pie: _Pie) -> bool:
 
 def _limits(state: CycleState, pie: _Pie) -> dict[str, tuple[float, float]]:
     """Each submitter's (limit, limit on unclaimed slots) for this spin (§3.1 item 6)."""
-    names = {q.name for q in pie.queues}
-    eups = {name: state.priorities(name).eup for name in names}
-    most = max(eups.values()) if eups else 1.0
-    normal = sum(most / eup for eup in eups.values())
-    size = min(pie.pool, pie.quota)
-    group_room = (
-        max(0.0, pie.quota - state.group_weight(pie.group)) if pie.group is not None else _INFINITE
-    )
-    limits = {}
-    for name, eup in eups.items():
+    spread = _Spread(state, pie)
+    return {name: spread.limit(name) for name in spread.eups}
+
+
+class _Spread:
+    """What every submitter's limit depends on: the pie's submitters and their EUPs
+    (worked out once, then one limit asked for at each turn)."""
+
+    def __init__(self, state: CycleState, pie: _Pie) -> None:
+        self.state, self.pie = state, pie
+        self.eups = {name: state.priorities(name).eup for name in {q.name for q in pie.queues}}
+        self.most = max(self.eups.values()) if self.eups else 1.0
+        self.normal = sum(self.most / eup for eup in self.eups.values())
+        self.size = min(pie.pool, pie.quota)
+        self.group_room = (
+            max(0.0, pie.quota - state.group_weight(pie.group))
+            if pie.group is not None
+            else _INFINITE
+        )
+
+    def limit(self, name: str) -> tuple[float, float]:
+        state, pie = self.state, self.pie
         usage = state.weighted_usage(name)
         if state.params.ignore_user_priorities:
             limit = _INFINITE
         else:
-            share = most / (eup * normal)
-            state.shares.setdefault(name, (share, share * size))
-            limit = max(0.0, share * size - usage)
-        unclaimed = min(limit, group_room)
+            share = self.most / (self.eups[name] * self.normal)
+            state.shares.setdefault(name, (share, share * self.size))
+            limit = max(0.0, share * self.size - usage)
+        unclaimed = min(limit, self.group_room)
         if not state.params.consider_preemption:
             limit = unclaimed
         if pie.floor_round:
             limit = min(limit, _floor_allowance(state, name, usage))
-        limits[name] = (limit, unclaimed)
-    return limits
+        return limit, unclaimed
 
 
 def _floor_allowance(state: CycleState, name: str, usage: float) -> float:
@@ -190,7 +201,7 @@ def _turn(
 ) -> str:
     """One submitter's turn in one spin (§3.1 item 11): decide, then negotiate."""
     priority = state.priorities(queue.name)
-    limit, unclaimed = _limits(state, pie)[queue.name]
+    limit, unclaimed = _Spread(state, pie).limit(queue.name)
     limit = min(limit, pie.left)
     usage = state.weighted_usage(queue.name)
     headroom = _INFINITE if priority.ceiling < 0 else max(0.0, priority.ceiling - int(usage))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import attrgetter
 
 import numpy as np
 
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 HELD_STATES = ("Claimed", "Preempting")
+_WEIGHT = attrgetter("weight")
 
 
 @dataclass(eq=False)
@@ -105,17 +107,12 @@ def read_slot(ad: ClassAd, index: int, params: NegotiatorParams, now: float) -> 
     """The cycle's view of one fetched slot ad; ``index`` orders it (collector order)."""
     state = _string(ad, "State")
     activity = _string(ad, "Activity")
-    held = state in HELD_STATES and not (
-        params.discount_suspended_resources and activity == "Suspended"
-    )
-    holder = _first_string(ad, ("AccountingGroup", "RemoteUser")) if held else None
-    remote = (
-        _first_string(
-            ad, ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser")
-        )
-        if state in HELD_STATES
-        else None
-    )
+    holder = remote = None
+    if state in HELD_STATES:
+        user = _first_string(ad, ("AccountingGroup", "RemoteUser"))
+        remote = _first_string(ad, ("PreemptingAccountingGroup", "PreemptingUser")) or user
+        if not (params.discount_suspended_resources and activity == "Suspended"):
+            holder = user
     return Slot(
         ad=ad,
         name=attribute(ad, "Name"),
@@ -172,6 +169,8 @@ def pool_weight(
 ) -> float:
     """The pie: the weight of every fetched slot, claimed or not (or of those passing
     ``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``), summed exactly, plus ``base``."""
+    if params.slot_poolsize_constraint is None:  # every slot counts (the default)
+        return exact_sum(map(_WEIGHT, slots), base)
     return exact_sum((s.weight for s in slots if counted_in_pool(s, params, now)), base)
 
 
@@ -190,9 +189,12 @@ def trim(slots: list[Slot], params: NegotiatorParams) -> list[Slot]:
     """The slots that can still be matched this cycle (after accounting counted them all)."""
     kept = []
     for slot in slots:
-        if slot.state in HELD_STATES and slot.partitionable and not _wants_matching(slot.ad):
+        if slot.state not in HELD_STATES:
+            kept.append(slot)
             continue
-        if slot.state in HELD_STATES and not slot.partitionable:
+        if slot.partitionable and not _wants_matching(slot.ad):
+            continue
+        if not slot.partitionable:
             if not params.consider_preemption:
                 continue
             retiring = attribute(slot.ad, "RetirementTimeRemaining")

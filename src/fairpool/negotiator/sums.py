@@ -11,6 +11,8 @@ from fractions import Fraction
 
 __all__ = ["exact_sum"]
 
+_WHOLE = 2**53  # integers up to this are floats exactly
+
 
 def exact_sum(values: Iterable[float], base: Fraction | None = None) -> float:
     """The sum correctly rounded, plus an exact ``base`` (a running total kept elsewhere)."""
@@ -21,6 +23,8 @@ def exact_sum(values: Iterable[float], base: Fraction | None = None) -> float:
 
 def _as_floats(value: Fraction) -> list[float]:
     """Floats whose exact sum is ``value`` (a sum of floats: its binary expansion ends)."""
+    if value.denominator == 1 and abs(value.numerator) <= _WHOLE:
+        return [float(value.numerator)] if value else []  # the common case, without Fractions
     terms = []
     while value:
         term = float(value)

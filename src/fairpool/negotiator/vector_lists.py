@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, eq
 from typing import Any
 
 import numpy as np
@@ -65,7 +66,9 @@ _PER_SUBMITTER = frozenset(
 )
 _NONE = -1
 _EMPTY = np.zeros(0, np.int64)
-_TAKEN, _AD, _NAME = attrgetter("taken"), attrgetter("ad"), attrgetter("name")
+_TAKEN, _AD, _NAME = attrgetter("_taken"), attrgetter("ad"), attrgetter("name")
+_STATE, _CLAIMED_IDLE = attrgetter("state", "activity"), ("Claimed", "Idle")
+_CONSUMPTION = attrgetter("consumption")
 _REMOTE_USER, _INDEX = attrgetter("remote_user"), attrgetter("index")
 
 
@@ -130,7 +133,8 @@ class VectorLists:
         columns: SlotColumns | None = None,
     ) -> None:
         self.slots, self.params, self.now = slots, params, now
-        self.board = np.array(list(map(_TAKEN, slots)), bool)
+        n = len(slots)
+        self.board = np.fromiter(map(_TAKEN, slots), bool, n)
         for row, slot in enumerate(slots):
             slot.board, slot.row = self.board, row
         ads = list(map(_AD, slots))
@@ -141,17 +145,20 @@ class VectorLists:
             columns.sync(ads, list(map(_NAME, slots)))
             self.kept = KeptValues.of(columns, params)
         self.columns = columns
-        self.skip = np.array([s.claimed_idle for s in slots], bool)
-        self.policy = np.array(
-            [s.consumption if s.consumption is not None else _slot_policy(s) for s in slots],
-            bool,
-        )
+        # Slot.claimed_idle and _slot_policy, with no Python call per slot
+        self.skip = np.fromiter(map(eq, map(_STATE, slots), repeat(_CLAIMED_IDLE)), bool, n)
+        policy = list(map(_CONSUMPTION, slots))
+        if None in policy:  # slots read anew: found out once for each
+            for k in [k for k, known in enumerate(policy) if known is None]:
+                policy[k] = _slot_policy(slots[k])
+        self.policy = np.fromiter(policy, bool, n)
         held = list(map(_REMOTE_USER, slots))
-        users = sorted({user for user in held if user is not None})
-        self.users = users
-        code = {u: k for k, u in enumerate(users)}
-        self.user = np.array([code.get(user, _NONE) for user in held], np.int64)
-        self.index = np.array(list(map(_INDEX, slots)), np.int64)
+        users = set(held)
+        users.discard(None)
+        self.users = sorted(users)
+        code = {u: k for k, u in enumerate(self.users)}
+        self.user = np.fromiter(map(code.get, held, repeat(_NONE)), np.int64, n)
+        self.index = np.fromiter(map(_INDEX, slots), np.int64, n)
         self.cache: dict[int, _Entry] = {}
         self.eligible = np.flatnonzero(~self.skip & ~self.policy)  # rows _evaluate reads
         self.classes: dict[str, RowClasses] = {}  # of the eligible rows, per expression
@@ -175,7 +182,7 @@ class VectorLists:
         if entry is None or any(job_token(job, n) != v for n, v in entry.read.items()):
             entry = self._evaluate(job, autocluster)
         rows = np.flatnonzero(self.policy & free)
-        found = self._scalar(job, rows, turn, eup_of, reasons)
+        found = self._scalar(job, rows, turn, eup_of, reasons) if len(rows) else []
         if entry.unordered or any(k != k for c in found for k in c.key):
             # NaN ranks: tuples with NaN sort by object identity in Python, which only
             # the scalar path reproduces; it decides this list on its own

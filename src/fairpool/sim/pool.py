@@ -130,7 +130,8 @@ class Pool:
         requests of the idle jobs and the running jobs' submitters. Nothing here reads
         every idle job: the queue keeps them grouped (schedd/autoclusters.py)."""
         self.keep_ledger(params, now)
-        self.advance(now, [n for n in self.ledger.active if n in self.job_on_slot])
+        running = self.ledger.active.keys() & self.job_on_slot.keys()  # often none at all
+        self.advance(now, [n for n in self.ledger.active if n in running] if running else [])
         self.keep_ledger(params, now)
         standing = self.ledger.standing(now)
         significant = significant_of_standing(standing, params)

@@ -32,6 +32,7 @@ import numpy as np
 from ..ad import ClassAd, Expr
 from ..scope import NOT_CONST
 from .cells import StringTable, U, Vec, X, cell_of, is_vec, lanes
+from .rownames import RowNames
 
 __all__ = ["MEMO_CELLS", "Column", "Memo", "SlotColumns", "Variants"]
 
@@ -167,11 +168,14 @@ class SlotColumns:
         # classes did not pay), learnt in one cycle, used in the next
         self.class_keys: dict[str, frozenset[str] | None] = {}
         self._row_names = _names(self.ads)
+        self._rows = RowNames(self._row_names)
+        self._ad_ids = _ids(self.ads)
         self._stamped = 0
         self.stamps = self._fresh(len(self.ads))
         self.kept: dict[str, Any] = {}  # evaluators' values kept by stamp (their own key)
         self._moves: list[np.ndarray | None] = []  # tracked syncs: new row -> old row (-1: new)
         self._read_at: dict[str, tuple[int, int]] = {}  # column -> (moves, stamp) followed
+        self._since: dict[int, np.ndarray | None] = {}  # _composed(_moves[k:]) by k
 
     def _fresh(self, n: int) -> np.ndarray:
         """``n`` stamps never given before."""
@@ -205,7 +209,9 @@ class SlotColumns:
     def _follow(self, lname: str, column: Column) -> None:
         """Bring a column up to date with the syncs logged since it was last read."""
         moves, stamped = self._read_at[lname]
-        source = _composed(self._moves[moves:])
+        if moves not in self._since:  # the columns read after a sync share the moves
+            self._since[moves] = _composed(self._moves[moves:])
+        source = self._since[moves]
         if source is not None:
             column.remap(np.maximum(source, 0), np.flatnonzero(source < 0))
         for row in np.flatnonzero(self.stamps > stamped).tolist():
@@ -245,30 +251,34 @@ class SlotColumns:
         keeps its cells by its ``Name``; only the cells whose expression changed, and
         those of new slots, are encoded. ``names``: the ads' names when the caller has
         them already."""
-        previous = self.ads
-        old = {name: row for row, name in enumerate(self._row_names) if name is not None}
+        previous, previous_ids = self.ads, self._ad_ids
         names = _names(ads) if names is None else names
         self._row_names = names
-        old_rows = np.array([old.get(name, -1) for name in names], np.int64)
-        if len(set(old_rows[old_rows >= 0].tolist())) != int((old_rows >= 0).sum()):
+        old_rows = self._rows.follow(names)
+        found = old_rows[old_rows >= 0]
+        if len(found) and np.bincount(found).max() > 1:
             old_rows[:] = -1  # a name twice: rows cannot be told apart
         self.ads = ads = list(ads)
+        self._ad_ids = _ids(ads)
         nested = self.nested
-        self.nested = np.array([ad.parent is not None for ad in ads], bool)
         self.memo.clear()  # a new cycle: another time, other annotations
         self.memo_cells = 0
         changed = 0
         fresh = np.flatnonzero(old_rows < 0)
         if self.dirty is not None:
             dirty, self.dirty = self.dirty, set()
-            olds = old_rows.tolist()
-            stale: Iterable[int] = sorted(
-                {
-                    *(r for r, o in enumerate(olds) if o < 0 or previous[o] is not ads[r]),
-                    *(r for r, name in enumerate(names) if name in dirty),
-                }
-            )
+            # new rows, rows whose ad is another object, rows of slots marked (a name
+            # given twice has no old row: its rows are new)
+            other = old_rows < 0
+            if len(previous):
+                other |= previous_ids[np.maximum(old_rows, 0)] != self._ad_ids
+            other[self._rows.rows_of(dirty)] = True
+            stale: Iterable[int] = np.flatnonzero(other).tolist()
+            # the rows kept are the same ads, unchanged: only the others are read again
+            self.nested = nested[np.maximum(old_rows, 0)] if len(nested) else other & False
+            self.nested[stale] = [ads[row].parent is not None for row in stale]
         else:
+            self.nested = np.array([ad.parent is not None for ad in ads], bool)
             stale = range(len(ads))
             moved = nested[np.maximum(old_rows, 0)] if len(nested) else self.nested
             renewed = fresh.tolist() + np.flatnonzero(moved != self.nested).tolist()
@@ -279,11 +289,13 @@ class SlotColumns:
             self.stamps = self.stamps[source] if len(self.stamps) else self.stamps[:0]
         if self.dirty is not None:  # columns follow when read (see the module docstring)
             self._moves.append(None if unmoved else np.where(old_rows < 0, -1, source))
+            self._since.clear()
             self._restamp(list(stale))
             if len(self._moves) > _MOVES:
                 for lname in self.columns:
                     self.column(lname)
                 self._moves.clear()
+                self._since.clear()
                 self._read_at = {n: (0, at) for n, (_, at) in self._read_at.items()}
             return 0
         # a row whose new ad has the same cells and nesting keeps its stamp
@@ -332,6 +344,11 @@ def _composed(moves: list[np.ndarray | None]) -> np.ndarray | None:
         else:
             source = np.full(len(move), -1, np.int64)
     return source
+
+
+def _ids(ads: list[ClassAd]) -> np.ndarray:
+    """Each ad object's identity (the ads are held, so no two live ones share one)."""
+    return np.fromiter(map(id, ads), np.int64, len(ads))
 
 
 def _names(ads: Sequence[ClassAd]) -> list[str | None]:
