@@ -15,6 +15,7 @@ import pytest
 from fairpool.adstash import (
     Checkpoint,
     ElasticTarget,
+    JsonLinesTarget,
     doc_id,
     index_name,
     stash,
@@ -187,3 +188,17 @@ def test_the_adstash_daemon_across_a_crash(tmp_path: Path) -> None:
         assert last["problem"] == ""
     ids = [json.loads(line)["_id"] for line in lines()]
     assert len(set(ids)) == 3
+
+
+def test_json_lines_sent_again_after_a_crash_are_written_once(tmp_path: Path) -> None:
+    """A crash after the lines were written and before the checkpoint moved sends them
+    again; a crash in the middle of a line leaves a piece of it. Neither shows in the
+    file: each document once, every line whole."""
+    path = tmp_path / "out.jsonl"
+    docs = [("htcondor-2026.11.25", f"s#{n}", {"ProcId": n}) for n in range(5)]
+    assert JsonLinesTarget(path).send(docs[:3]) == 3
+    with open(path, "a") as handle:
+        handle.write('{"_index": "htcondor-2026.11.25", "_id": "s#3", "Pro')  # cut short
+    assert JsonLinesTarget(path).send(docs) == 5  # after the restart: all five again
+    written = [json.loads(line)["_id"] for line in path.read_text().splitlines()]
+    assert written == [f"s#{n}" for n in range(5)]

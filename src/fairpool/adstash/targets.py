@@ -26,6 +26,7 @@ __all__ = ["ElasticTarget", "JsonLinesTarget", "Target"]
 
 Doc = tuple[str, str, dict[str, Any]]
 _PASSING = {408, 429, 500, 502, 503, 504}
+_TAIL = 4 << 20  # bytes of a JSON-lines file's end read for the ids already written
 
 
 class Target(Protocol):
@@ -33,17 +34,51 @@ class Target(Protocol):
 
 
 class JsonLinesTarget:
-    """One JSON object per line: the document with its ``_index`` and ``_id``."""
+    """One JSON object per line: the document with its ``_index`` and ``_id``.
+
+    The lines go to the file before the checkpoint moves past them, so a crash in between
+    sends them again: a document whose ``_id`` is already at the file's end is not
+    written twice (as Elasticsearch keeps one document per ``_id``), and a line a crash
+    cut short is dropped before anything is appended to it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._last: set[str] | None = None  # the ids at the file's end, read once
 
     def send(self, batch: list[Doc]) -> int:
+        if self._last is None:
+            self._last = _ids_at_end(self.path)
         with open(self.path, "a") as handle:
             for index, doc_id, doc in batch:
-                handle.write(json.dumps({"_index": index, "_id": doc_id, **doc}) + "\n")
+                if doc_id not in self._last:
+                    handle.write(json.dumps({"_index": index, "_id": doc_id, **doc}) + "\n")
             handle.flush()
         return len(batch)
+
+
+def _ids_at_end(path: Path) -> set[str]:
+    """The ``_id`` of each whole line in the last ``_TAIL`` bytes of a JSON-lines file
+    (far more than one batch); a last line without its newline is cut off."""
+    if not path.exists():
+        return set()
+    with open(path, "rb+") as handle:
+        size = handle.seek(0, 2)
+        start = max(0, size - _TAIL)
+        handle.seek(start)
+        tail = handle.read()
+        end = tail.rfind(b"\n") + 1
+        if end < len(tail) and (end > 0 or start == 0):
+            handle.truncate(start + end)  # a line cut short by a crash
+        lines = tail[:end].split(b"\n")
+    ids = set()
+    for line in lines[1:] if start > 0 else lines:  # the first may be a line's end
+        try:
+            doc_id = json.loads(line).get("_id")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(doc_id, str):
+            ids.add(doc_id)
+    return ids
 
 
 class ElasticTarget:
