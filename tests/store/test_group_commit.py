@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, create_engine, event, insert, select
 
-from fairpool.store.group_commit import GroupCommit
+from fairpool.daemons.errors import status_of
+from fairpool.store.group_commit import GroupCommit, WriterClosed
 
 metadata = MetaData()
 rows = Table("rows", metadata, Column("n", Integer, primary_key=True))
@@ -89,3 +90,21 @@ def test_the_writes_of_one_step_of_the_loop_go_in_one_transaction(engine):
     asyncio.run(main())
     writer.close()
     assert _stored(engine) == [1, 2, 3] and len(commits) == 2
+
+
+def test_a_closed_writer_refuses_writes_as_a_stopping_daemon(engine):
+    """A request that reaches a daemon after its writer closed is told to come back (503),
+    not answered with an internal error from a stopped thread."""
+    writer = GroupCommit(engine)
+
+    async def main() -> None:
+        await writer.write(_insert(1))
+        writer.close()
+        with pytest.raises(WriterClosed) as refused:
+            writer.write(_insert(2))
+        assert status_of(refused.value) == (503, "unavailable")
+        with pytest.raises(WriterClosed):
+            writer.flush()
+
+    asyncio.run(main())
+    assert _stored(engine) == [1]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import FairpoolError, InputError
+from ..store.group_commit import WriterClosed
 
 __all__ = [
     "ApiError",
@@ -73,6 +74,8 @@ def status_of(err: Exception) -> tuple[int, str]:
     """The HTTP status and code of an exception raised while serving a request."""
     if isinstance(err, ApiError):
         return err.status, err.code
+    if isinstance(err, WriterClosed):  # a request that reached a stopping daemon: later
+        return Unavailable.status, Unavailable.code
     if isinstance(err, FairpoolError | InputError):
         return BadRequest.status, BadRequest.code
     return ApiError.status, ApiError.code

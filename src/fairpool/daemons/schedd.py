@@ -130,7 +130,6 @@ class Schedd(Claiming):
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
         self.writer = GroupCommit(ctx.engine)
-        self.closing = False
         self._recover()
         ctx.env.process(self._advertising())
         ctx.env.process(self._periodic())
@@ -481,7 +480,6 @@ class Schedd(Claiming):
         before something else happens (a job's start, a user's reply) awaits the future."""
         if write is None:
             return None
-        self._must_be_open()
         saved = self.writer.write(write)
         saved.add_done_callback(self._write_failed)
         return saved
@@ -492,14 +490,7 @@ class Schedd(Claiming):
 
     async def _on_disk(self) -> None:
         """Every write handed over so far is on disk."""
-        self._must_be_open()
         await self.writer.write(lambda conn: None)
-
-    def _must_be_open(self) -> None:
-        """A request that reaches a stopping schedd gets a 503 (its sender tries again
-        later), not a write to a closed database writer."""
-        if self.closing:
-            raise Unavailable("the schedd is stopping")
 
     def _recover(self) -> None:
         """Jobs the database shows running died with the last run's startd: idle again,
@@ -581,16 +572,15 @@ class Schedd(Claiming):
     async def reschedule(self) -> None:
         """Group the jobs just queued, advertise at once and ask the negotiator for a
         cycle soon (condor_reschedule)."""
+        negotiators: list[str] = []
         try:
             found = await self.ctx.collectors.get(
                 "/ads", type="Negotiator", projection="ApiAddress"
             )
+            ads = found.get("ads", [])
+            negotiators = [a["ApiAddress"] for a in ads if isinstance(a.get("ApiAddress"), str)]
         except Unavailable as err:
             self.log.info("cannot ask for a negotiation cycle: %s", err)
-            await self.advertise()
-            return
-        ads = found.get("ads", [])
-        negotiators = [a["ApiAddress"] for a in ads if isinstance(a.get("ApiAddress"), str)]
         await self._group_idle(negotiators)
         await self.advertise()
         try:
@@ -646,7 +636,6 @@ class Schedd(Claiming):
         self._save()
 
     async def close(self) -> None:
-        self.closing = True
         for task in list(self._tasks):
             task.cancel()
         for api in self._apis.values():

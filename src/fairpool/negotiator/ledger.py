@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import attrgetter
 
 import numpy as np
 
@@ -67,6 +68,7 @@ from .vector_lists import satisfied_cells
 __all__ = ["SlotLedger", "Standing"]
 
 _NO_JOB = ClassAd()  # what a constant RANK is evaluated against
+_SEQ = attrgetter("seq")  # an entry's collector order
 
 # What the fetch, the trim, the totals and classify read of a slot ad.
 _READ = tuple(
@@ -147,7 +149,6 @@ class SlotLedger:
         self.entries: dict[str, _Entry] = {}
         self.active: dict[str, _Entry] = {}  # entries that are not standing
         self._order: list[_Entry] | None = None  # the active entries in collector order
-        self._seqs: list[int] = []  # their collector order, for bisect
         self.collector = NameCollector()
         self._count = 0
         self._listed = 0
@@ -222,19 +223,20 @@ class SlotLedger:
 
     def _place(self, entry: _Entry) -> None:
         """Put an entry that became active into the kept collector order."""
-        assert self._order is not None
-        at = bisect.bisect_left(self._seqs, entry.seq)
-        if at < len(self._seqs) and self._seqs[at] == entry.seq:
+        order = self._order
+        assert order is not None
+        at = bisect.bisect_left(order, entry.seq, key=_SEQ)
+        if at < len(order) and order[at].seq == entry.seq:
             self._order = None  # orders not all distinct: sorted again when asked
             return
-        self._order.insert(at, entry)
-        self._seqs.insert(at, entry.seq)
+        order.insert(at, entry)
 
     def _unplace(self, entry: _Entry) -> None:
-        assert self._order is not None
-        at = bisect.bisect_left(self._seqs, entry.seq)
-        if at < len(self._order) and self._order[at] is entry:
-            del self._order[at], self._seqs[at]
+        order = self._order
+        assert order is not None
+        at = bisect.bisect_left(order, entry.seq, key=_SEQ)
+        if at < len(order) and order[at] is entry:
+            del order[at]
         else:
             self._order = None
 
@@ -287,8 +289,7 @@ class SlotLedger:
     def _ordered(self) -> list[_Entry]:
         """The active entries in collector order (sorted again after a change)."""
         if self._order is None:
-            self._order = sorted(self.active.values(), key=lambda e: e.seq)
-            self._seqs = [entry.seq for entry in self._order]
+            self._order = sorted(self.active.values(), key=_SEQ)
         return self._order
 
     def standing(self, now: float) -> Standing:

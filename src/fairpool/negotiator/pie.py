@@ -143,8 +143,9 @@ def _limits(state: CycleState, pie: _Pie) -> dict[str, tuple[float, float]]:
 
 
 class _Spread:
-    """What every submitter's limit depends on: the pie's submitters and their EUPs
-    (worked out once, then one limit asked for at each turn)."""
+    """What every submitter's limit depends on: the pie's submitters, their EUPs and
+    the group's room, as they stand. A turn makes one and asks for its own limit only
+    (the group's room changes with every match, so each turn makes its own)."""
 
     def __init__(self, state: CycleState, pie: _Pie) -> None:
         self.state, self.pie = state, pie

@@ -20,9 +20,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import Connection, Engine
 
-__all__ = ["GroupCommit", "Write"]
+__all__ = ["GroupCommit", "Write", "WriterClosed"]
 
 Write = Callable[[Connection], None]
+
+
+class WriterClosed(RuntimeError):
+    """A write or flush handed to a writer already closed (its daemon is stopping)."""
 
 
 class GroupCommit:
@@ -35,10 +39,12 @@ class GroupCommit:
         self._draining = False  # the thread commits, or is about to (see write)
         self._due = False  # a commit starts when the loop gets to it
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="group-commit")
+        self._closed = False
 
     def write(self, write: Write) -> asyncio.Future[None]:
         """Hand ``write`` over now (writes commit in the order handed over); the future
-        is done once it is on disk, or carries its error."""
+        is done once it is on disk, or carries its error. WriterClosed after ``close``."""
+        self._must_be_open()
         loop = asyncio.get_running_loop()
         saved: asyncio.Future[None] = loop.create_future()
         with self._lock:
@@ -51,13 +57,19 @@ class GroupCommit:
 
     def flush(self) -> None:
         """Wait until every write handed over is committed (before reading them back)."""
+        self._must_be_open()
         self._start()
         self._thread.submit(lambda: None).result()
 
     def close(self) -> None:
         """Wait for the writes handed over, then stop the thread."""
+        self._closed = True
         self._start()
         self._thread.shutdown(wait=True)
+
+    def _must_be_open(self) -> None:
+        if self._closed:
+            raise WriterClosed("the database writer is closed: its daemon is stopping")
 
     def _start(self) -> None:
         """The commit of the writes handed over, on the thread (unless under way)."""

@@ -275,7 +275,9 @@ class SlotColumns:
             other[self._rows.rows_of(dirty)] = True
             stale: Iterable[int] = np.flatnonzero(other).tolist()
             # the rows kept are the same ads, unchanged: only the others are read again
-            self.nested = nested[np.maximum(old_rows, 0)] if len(nested) else other & False
+            self.nested = (
+                nested[np.maximum(old_rows, 0)] if len(nested) else np.zeros(len(ads), bool)
+            )
             self.nested[stale] = [ads[row].parent is not None for row in stale]
         else:
             self.nested = np.array([ad.parent is not None for ad in ads], bool)
