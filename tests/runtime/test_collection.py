@@ -33,3 +33,22 @@ def test_the_survivors_of_a_full_collection_are_frozen():
 
 def test_once_thaw_after_has_passed_they_are_thawed():
     assert run(0.0) == [0, 0]
+
+
+BATCH = """
+import gc
+from fairpool.runtime.collection import BATCH_THRESHOLDS, batch_collection
+before = gc.get_threshold()
+kept = [[n] for n in range(1000)]
+with batch_collection():
+    inside = gc.get_threshold()
+    gc.collect()
+    frozen = gc.get_freeze_count()
+print(inside == BATCH_THRESHOLDS, frozen >= 1000, gc.get_threshold() == before,
+      gc.get_freeze_count(), len(gc.callbacks))
+"""
+
+
+def test_a_batch_run_freezes_survivors_and_leaves_the_collector_as_it_was():
+    out = subprocess.run([sys.executable, "-c", BATCH], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "True", "0", "0"]

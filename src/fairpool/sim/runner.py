@@ -30,6 +30,7 @@ from ..classad.match import evaluate, satisfied
 from ..errors import ScenarioError
 from ..negotiator.groups import group_assigner
 from ..negotiator.submitters import job_id
+from ..runtime.collection import batch_collection
 from ..runtime.env import Environment
 from ..startd import MachineInputs, Startd
 from .arrivals import JobFactory, NewJob, submission_times, trace_jobs
@@ -121,7 +122,8 @@ class Simulation:
         self.env.process(self._negotiator())
         if self.defrag is not None:
             self.env.process(self.defrag.polling())
-        self.env.run(until=self.end)
+        with batch_collection():  # a run's queue and records live as long as it does
+            self.env.run(until=self.end)
         self.recorder.finish(self.end)
         return self
 
