@@ -2,10 +2,12 @@
 every slot: random pools of free and busy slots, random policies, two cycles with the
 first one's matches carried out in between; matches, rejections (reasons included),
 usage and the cycle's statistics (spins of the pie, jobs considered) must agree to the
-last bit."""
+last bit. Free slots are mostly copies of one another (slot_copies.py), often more of
+them than idle jobs, and some jobs read what copies differ in."""
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,15 +27,21 @@ REQUIREMENTS = (
     "TARGET.RemoteUserPrio =?= UNDEFINED",
     "TARGET.RemoteUserPrio =?= UNDEFINED || TARGET.RemoteUserPrio < 1000",
     "TARGET.Memory > 1024",
+    'TARGET.Machine != "host1"',  # what copies differ in
+    "TARGET.Slot1_RemoteUserPrio =?= UNDEFINED",  # what a cycle puts on free slots too
+    "TARGET.Near",  # a slot attribute that reads one of them
+    'eval(strcat("Mem", "ory")) > 1024',  # a name computed
 )
+RANKS = ("TARGET.Memory", 'TARGET.Name == "slot2@host3"', "-TARGET.EnteredCurrentState")
 POLICIES = (None, "False", "True", "RemoteUserPrio > SubmitterUserPrio * 1.2")
 
 
 @st.composite
 def pools(draw):
     slots = []
-    for n in range(draw(st.integers(1, 14))):
+    for n in range(draw(st.integers(1, 24))):
         slot = make_slot(f"slot{1 + n % 2}@host{n // 2}").memory(draw(st.sampled_from([512, 4096])))
+        slot.set(Near=Expr('Machine == "host2"'), EnteredCurrentState=draw(st.integers(0, 2)))
         if draw(st.booleans()):
             user = draw(st.sampled_from(USERS))
             rank = draw(st.sampled_from([0.0, 0.0, 5.0, -1.0]))
@@ -45,7 +53,7 @@ def pools(draw):
         slot.set(SlotWeight=draw(st.sampled_from([1.0, 0.1, 2.5])))
         slots.append(slot.build())
     jobs = []
-    for cluster in range(1, draw(st.integers(1, 12)) + 1):
+    for cluster in range(1, draw(st.integers(1, draw(st.sampled_from([3, 12])))) + 1):
         owner = draw(st.sampled_from(USERS))
         job = make_job(owner, cluster).set(
             RequestMemory=draw(st.sampled_from([256, 2048])), ImageSize=cluster
@@ -54,6 +62,8 @@ def pools(draw):
             job.set(ConcurrencyLimits="lic")
         if draw(st.integers(0, 3)) == 0:  # reads what a cycle puts on busy slots
             job.requirements(draw(st.sampled_from(REQUIREMENTS)))
+        if draw(st.integers(0, 5)) == 0:
+            job.rank(draw(st.sampled_from(RANKS)))
         jobs.append(job.build())
     policy = draw(st.sampled_from(POLICIES))
     params = PARAMS.with_(
@@ -142,3 +152,93 @@ def test_exact_sums_of_whole_weights_without_fractions():
     expected = sum((Fraction(v) * n for v, n in counts.items()), Fraction(0))
     assert _exact(counts) == expected
     assert exact_sum([0.25], expected) == float(expected + Fraction(0.25))
+
+
+TELLING = (  # job expressions that can tell copies apart, and one that cannot
+    ("requirements", 'TARGET.Machine != "host1"'),
+    ("requirements", "TARGET.Slot1_RemoteUserPrio =?= UNDEFINED"),
+    ("requirements", "TARGET.Near"),
+    ("requirements", 'eval(strcat("Mach", "ine")) != "host1"'),
+    ("rank", 'TARGET.Name == "slot2@host3"'),
+    ("rank", "-TARGET.EnteredCurrentState"),
+    ("rank", "TARGET.Memory"),
+)
+
+
+@st.composite
+def copy_pools(draw):
+    """Many free copies of two kinds on two-slot machines, a few busy slots, few jobs."""
+    slots = []
+    for n in range(draw(st.integers(8, 30))):
+        slot = make_slot(f"slot{1 + n % 2}@host{n // 2}").memory(4096 if n % 3 else 512)
+        slot.set(Near=Expr('Machine == "host2"'), EnteredCurrentState=draw(st.integers(0, 3)))
+        if draw(st.integers(0, 4)) == 0:
+            slot.claimed_by(f"{draw(st.sampled_from(USERS))}@d")
+        slots.append(slot.build())
+    jobs = []
+    for cluster in range(1, draw(st.integers(1, 5)) + 1):
+        job = make_job(draw(st.sampled_from(USERS)), cluster)
+        if draw(st.booleans()):
+            which, expr = draw(st.sampled_from(TELLING))
+            job.requirements(expr) if which == "requirements" else job.rank(expr)
+        jobs.append(job.build())
+    return slots, jobs
+
+
+@settings(max_examples=200)
+@given(copy_pools())
+def test_free_copies_are_given_as_the_queue_needs(pool_spec):
+    """Of each kind of free copy a cycle is given as many as its idle jobs (the first in
+    collector order), all of them when a job can tell them apart, and decides as the
+    plain cycle; when no job can, it is given at most as many of each kind (SlotID and
+    Memory tell them apart here) as there are jobs."""
+    slots, jobs = pool_spec
+    params = PARAMS.with_(preemption_requirements=Expr("False"))
+    pool, accountant = Pool(slots, jobs, "d"), _accountant()
+    view = accountant.view().__getitem__
+    plain = run_cycle(pool.snapshot(NOW, params), view, params, now=NOW)
+    snapshot = pool.kept_snapshot(params, NOW)
+    kept = run_cycle(snapshot, view, params, now=NOW)
+    assert _decisions(kept) == _decisions(plain)
+    free = [s for s in slots if s.eval("State") == "Unclaimed"]
+    kinds = len({(s.eval("SlotID"), s.eval("Memory")) for s in free})
+    if all(j.get("Requirements") is True and j.get("Rank") == 0.0 for j in jobs):
+        assert len(snapshot.standing.slots) == sum(
+            min(len(jobs), sum(1 for s in free if (s.eval("SlotID"), s.eval("Memory")) == k))
+            for k in {(s.eval("SlotID"), s.eval("Memory")) for s in free}
+        )
+        assert len(snapshot.standing.slots) <= kinds * len(jobs)
+
+
+@pytest.mark.parametrize(
+    "which, expr",
+    [
+        ("requirements", 'TARGET.Machine == "host3"'),
+        ("requirements", 'eval(strcat("Mach", "ine")) == "host3"'),
+        ("requirements", "TARGET.Near"),
+        ("requirements", "TARGET.Slot1_RemoteUserPrio =?= UNDEFINED"),
+        ("rank", 'TARGET.Name == "slot2@host3"'),
+        ("rank", "TARGET.EnteredCurrentState"),
+    ],
+)
+def test_a_job_that_tells_copies_apart_is_given_them_all(which, expr):
+    """Only the last free copy suits the job (by its name, a name computed, an attribute
+    that reads the machine, a cross-slot priority, or when it last changed state): the
+    cycle is given every copy, and the job gets that one."""
+    slots = []
+    for host in range(4):
+        first = make_slot(f"slot1@host{host}").set(Near=Expr('Machine == "host3"'))
+        slots.append((first.claimed_by("ann@d") if host < 3 else first).build())
+        second = make_slot(f"slot2@host{host}").set(Near=Expr('Machine == "host3"'))
+        slots.append(second.set(EnteredCurrentState=host).build())
+    job = make_job("bob", 1).requirements("TARGET.SlotID == 2")
+    if which == "requirements":
+        job.requirements(f"TARGET.SlotID == 2 && {expr}")
+    else:
+        job.rank(expr)
+    pool, accountant = Pool(slots, [job.build()], "d"), _accountant()
+    view = accountant.view().__getitem__
+    plain = run_cycle(pool.snapshot(NOW, PARAMS), view, PARAMS, now=NOW)
+    kept = run_cycle(pool.kept_snapshot(PARAMS, NOW), view, PARAMS, now=NOW)
+    assert _decisions(kept) == _decisions(plain)
+    assert [m.slot for m in kept.matches] == ["slot2@host3"]

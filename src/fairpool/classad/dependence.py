@@ -13,6 +13,12 @@ expressions): the value then changes only when the ad does. Two callers ask it:
 
 Conservative: scopes other than ``MY``, special names, subscripts, nested ads, impure
 functions (``random``, ``eval``...) and circular references all answer False.
+
+``names_read(node)`` answers another question: the names of the attributes evaluating
+``node`` in a match can look up, in either ad (each name as written in the tree, in lower
+case); None when it can look one up by a name it computes or read a whole ad. The
+negotiator's slot ledger asks it to know whether copies of a slot ad, alike but for their
+names, can be told apart by a job.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 from .ad import ClassAd
 from .builtins import FUNCTIONS
 from .nodes import (
+    AdLit,
     AttrRef,
     Binary,
     Call,
@@ -29,12 +36,13 @@ from .nodes import (
     Literal,
     Node,
     Paren,
+    Subscript,
     Unary,
     children,
 )
 from .scope import MATCH_SCOPE_NAMES, NOT_CONST, SPECIAL_NAMES
 
-__all__ = ["CLOCK_FUNCTIONS", "own_only"]
+__all__ = ["CLOCK_FUNCTIONS", "names_read", "own_only"]
 
 _PLAIN = (Literal, Paren, Binary, Unary, Cond, Elvis, Call, ListLit)
 # pure but the clock
@@ -100,3 +108,45 @@ def _attribute(ad: ClassAd, lname: str, other: bool, clock: bool, seen: set[int]
         return False
     seen.add(id(expr))
     return _walk(expr.node, ad, other, clock, seen)
+
+
+_SCOPES = frozenset({"my", "target", "other"})  # the scopes of a match's two ads
+_WHOLE = MATCH_SCOPE_NAMES | (SPECIAL_NAMES - {"currenttime"})  # names of whole ads
+_READ: dict[int, tuple[Node, frozenset[str] | None]] = {}  # id(node) -> (node, names)
+
+
+def names_read(node: Node) -> frozenset[str] | None:
+    """The lower-case names evaluating ``node`` can look up (see the module docstring);
+    worked out once per tree."""
+    found = _READ.get(id(node))
+    if found is None or found[0] is not node:
+        names: set[str] = set()
+        found = _READ[id(node)] = (node, names if _collect(node, names) else None)
+        if len(_READ) > 100_000:
+            _READ.clear()
+    names = found[1]
+    return None if names is None else frozenset(names)
+
+
+def _collect(node: Node, names: set[str]) -> bool:
+    kind = type(node)
+    if kind is AttrRef:
+        scope = node.scope
+        if node.absolute or (scope is None and node.lname in _WHOLE):
+            return False  # the root ad, or a whole ad
+        if scope is not None and not (
+            type(scope) is AttrRef
+            and scope.scope is None
+            and not scope.absolute
+            and scope.lname in _SCOPES
+        ):
+            return False
+        names.add(node.lname)
+        return True
+    if kind is Subscript or kind is AdLit:
+        return False  # a name computed, or a nested ad's own scope
+    if kind is Call:
+        spec = FUNCTIONS.get(node.lname)
+        if spec is None or not (spec.pure or node.lname in CLOCK_FUNCTIONS):
+            return False  # eval, unparse, random...: what they read is not in the tree
+    return all(_collect(child, names) for child in children(node))

@@ -54,7 +54,6 @@ __all__ = [
     "PoolSnapshot",
     "run_cycle",
     "significant_of",
-    "significant_of_standing",
 ]
 
 
@@ -238,12 +237,6 @@ def _significant(
     for slot in [s for s in slots if s.mentions is None]:  # kept slots know theirs
         slot.mentions = collector.reach(slot.ad)
     return significant_attributes(itertools.chain(map(_MENTIONS, slots), [mentions]), params)
-
-
-def significant_of_standing(standing: Standing, params: NegotiatorParams) -> tuple[str, ...]:
-    """The job attributes a cycle over a ledger's slots (SlotLedger.standing) tells
-    apart: what the simulator's queue groups its idle jobs on."""
-    return _significant(standing.slots, standing.mentions, params)
 
 
 def significant_of(

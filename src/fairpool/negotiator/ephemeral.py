@@ -25,7 +25,13 @@ from ..classad.ad import _literal_expr
 from ..classad.builtins import builtin
 from ..classad.values import ERROR
 
-__all__ = ["LIVE_USAGE", "Annotations", "LiveUsage", "is_slot_annotation"]
+__all__ = [
+    "LIVE_USAGE",
+    "Annotations",
+    "LiveUsage",
+    "is_cross_slot_annotation",
+    "is_slot_annotation",
+]
 
 
 class LiveUsage:
@@ -58,7 +64,13 @@ _CROSS_SLOT = re.compile(r"^slot[0-9]+_remoteuserprio$", re.IGNORECASE)
 
 def is_slot_annotation(name: str) -> bool:
     """Whether a cycle sets attribute ``name`` on the slots of running users."""
-    return name.lower() in _ON_SLOTS or _CROSS_SLOT.match(name) is not None
+    return name.lower() in _ON_SLOTS or is_cross_slot_annotation(name)
+
+
+def is_cross_slot_annotation(name: str) -> bool:
+    """Whether ``name`` is ``Slot<N>_RemoteUserPrio``, the one annotation a cycle also
+    puts on free slots (every slot of a machine where a user runs)."""
+    return _CROSS_SLOT.match(name) is not None
 
 
 class Annotations:

@@ -25,6 +25,12 @@ pie. So when a job is rejected, ``policy_blocks`` asks whether such a standing s
 it (one vector evaluation over the standing slots, only then), and the cycle records the
 same reason and spins the pie the same way.
 
+Free slots that are copies of one another (slot_copies.py) are kept the same way: a
+cycle given its requests (``standing(now, requests)``) gets of each kind of copy only as
+many as its idle jobs could take, the first in collector order, and the others as totals
+(unless one of the jobs can tell the copies apart), so that a cycle's passes over its
+candidates grow with its queue rather than with the pool's free slots.
+
 What is kept must not move by itself: a slot is kept only when every value the fetch and
 the totals read of it is a literal or an expression of the slot alone that does not read
 the clock (classad/dependence.py); any other slot is read again at every cycle, and is
@@ -53,6 +59,7 @@ from .candidates import current_rank, priority_preemption_ruled_out
 from .concurrency import held_limits
 from .ephemeral import is_slot_annotation
 from .params import NegotiatorParams
+from .slot_copies import Copies, copies_key
 from .slots import (
     HELD_STATES,
     Slot,
@@ -63,6 +70,7 @@ from .slots import (
     trim,
     usage_from_slots,
 )
+from .submitters import SubmitterQueue
 from .vector_lists import satisfied_cells
 
 __all__ = ["SlotLedger", "Standing"]
@@ -133,6 +141,7 @@ class _Entry:
     slot_id: int | None = None
     blocked: bool = False  # busy, and PREEMPTION_REQUIREMENTS is what keeps it
     listed: bool = False  # a candidate of the plain cycle (trim keeps it), never taken
+    copies: Copies | None = None  # free, and one of these copies
 
 
 class SlotLedger:
@@ -147,7 +156,8 @@ class SlotLedger:
     def _reset(self) -> None:
         """Forget every slot (a new configuration reads them all again)."""
         self.entries: dict[str, _Entry] = {}
-        self.active: dict[str, _Entry] = {}  # entries that are not standing
+        self.active: dict[str, _Entry] = {}  # entries that are not standing nor copies
+        self._copies: dict[tuple, Copies] = {}  # free slots by kind (slot_copies.py)
         self._order: list[_Entry] | None = None  # the active entries in collector order
         self.collector = NameCollector()
         self._count = 0
@@ -194,27 +204,47 @@ class SlotLedger:
         slot = read_slot(ad, seq, params, now) if slot_is_fetched(ad, params, now) else None
         entry = _Entry(seq, ad, slot, fixed)
         self.entries[name] = entry
-        if not (fixed and slot is not None and _standing(slot, params)):
-            self.active[name] = entry
-            if self._order is not None:  # a few changed: kept in order, one by one
-                self._place(entry)
+        if not fixed or slot is None:
+            self._activate(name, entry)
             return
-        entry.standing = True
+        copy = _copyable(slot)
+        if not copy and not _standing(slot, params):
+            self._activate(name, entry)
+            return
         entry.counted = counted_in_pool(slot, params, now)
         entry.effective = slot_size(slot)
-        entry.limits = tuple(held_limits(ad))
         entry.mentions = self.collector.reach(ad)
+        if copy:  # a free slot: counted as standing, and listed as a cycle's queue needs
+            entry.listed = True
+            key = copies_key(ad, slot.weight, entry.counted, entry.effective)
+            entry.copies = self._copies.get(key) or self._copies.setdefault(key, Copies(key))
+            entry.copies.add(entry)
+            self._count_in(entry, 1)
+            return
+        entry.standing = True
+        entry.limits = tuple(held_limits(ad))
         slot_id = ad.eval("SlotID")
         entry.slot_id = slot_id if type(slot_id) is int else None
         entry.listed = bool(trim([slot], params))  # a static or dynamic slot, then
         entry.blocked = entry.listed and slot.remote_user is not None and not slot.claimed_idle
         self._count_in(entry, 1)
 
+    def _activate(self, name: str, entry: _Entry) -> None:
+        """An entry every cycle is given."""
+        self.active[name] = entry
+        if self._order is not None:  # a few changed: kept in order, one by one
+            self._place(entry)
+
     def _drop(self, name: str) -> None:
         entry = self.entries.pop(name, None)
         if entry is None:
             return
-        if entry.standing:
+        if entry.copies is not None:
+            self._count_in(entry, -1)
+            entry.copies.remove(entry)
+            if not entry.copies.members:
+                del self._copies[entry.copies.key]
+        elif entry.standing:
             self._count_in(entry, -1)
         else:
             del self.active[name]
@@ -269,13 +299,14 @@ class SlotLedger:
                 on_machine.pop(slot.name, None)
 
     # -- what a cycle is given -----------------------------------------------------------
-    def slots(self, now: float) -> list[Slot]:
-        """The slots that are not standing, fetched, in collector order (kept slots are
-        handed out again with this cycle's marks cleared)."""
+    def slots(self, now: float, entries: Iterable[_Entry] | None = None) -> list[Slot]:
+        """The slots of ``entries`` (the active ones when not given), fetched, in
+        collector order (kept slots are handed out again with this cycle's marks
+        cleared)."""
         params = self.params
         assert params is not None
         slots = []
-        for entry in self._ordered():
+        for entry in self._ordered() if entries is None else entries:
             slot = entry.slot
             if not entry.fixed:
                 fetched = slot_is_fetched(entry.ad, params, now)
@@ -292,14 +323,45 @@ class SlotLedger:
             self._order = sorted(self.active.values(), key=_SEQ)
         return self._order
 
-    def standing(self, now: float) -> Standing:
+    def mention_sets(self) -> Iterable[frozenset[str]]:
+        """What every slot's Requirements and Rank reach, as sets (slots share them): the
+        significant attributes come from these."""
+        yield from self._mentions
+        for entry in self._ordered():
+            yield self.collector.reach(entry.ad)
+
+    def standing(
+        self, now: float, requests: Mapping[str, SubmitterQueue] | None = None
+    ) -> Standing:
+        """What a cycle is given; with the cycle's ``requests``, of each kind of free copy
+        only as many as their idle jobs could take (all of them without)."""
+        most = None if requests is None else sum(q.idle_jobs for q in requests.values())
+        given: list[_Entry] = []
+        shown: Counter[tuple[float, bool, float]] = Counter()  # copies given, by what counts
+        for copies in self._copies.values():
+            members = copies.members
+            take = len(members) if most is None else min(most, len(members))
+            if take < len(members) and copies.told_apart(_idle_jobs(requests), self.params):
+                take = len(members)
+            given += members[:take]
+            if take:
+                entry = members[0]
+                shown[(entry.slot.weight, entry.counted, entry.effective)] += take
+        if given:
+            given = sorted([*self._ordered(), *given], key=_SEQ)
+        pie, effective = self._pie.copy(), self._effective.copy()
+        for (weight, counted, size), n in shown.items():
+            if counted:
+                _bump(pie, weight, -n)
+            _bump(effective, size, -n)
+        listed = sum(shown.values())
         return Standing(
-            slots=self.slots(now),
-            count=self._count,
-            listed=self._listed,
+            slots=self.slots(now, given or None),
+            count=self._count - listed,
+            listed=self._listed - listed,
             usage={h: (sum(c.values()), _exact(c)) for h, c in self._held.items() if c},
-            weight=_exact(self._pie),
-            effective=_exact(self._effective),
+            weight=_exact(pie),
+            effective=_exact(effective),
             min_weight=min(self._weights) if self._weights else None,
             limits={name: _exact(c) for name, c in self._limits.items() if c},
             mentions=frozenset().union(*self._mentions),
@@ -309,7 +371,7 @@ class SlotLedger:
 
     def usage(self, now: float) -> dict[str, Usage]:
         """Every holder's usage (standing slots and the others), as a cycle measures it."""
-        standing = self.standing(now)
+        standing = self.standing(now, {})  # free copies hold nothing
         return usage_from_slots(standing.slots, standing.usage)
 
     def policy_blocks(
@@ -377,6 +439,8 @@ class SlotLedger:
 
     def free_slot(self, now: float) -> bool:
         """Whether some slot could be matched without preempting."""
+        if self._copies:
+            return True
         for entry in self._ordered():
             if not entry.fixed:  # a slot read anew: read them all as a cycle would
                 return any(_free(slot) for slot in self.slots(now))
@@ -432,6 +496,22 @@ def _standing(slot: Slot, params: NegotiatorParams) -> bool:
     if rank_expr is not None and rank_expr.const is NOT_CONST:
         return False  # a job may rank above the one running
     return not rank(slot.ad, _NO_JOB, now=0.0) > current_rank(slot.ad)
+
+
+def _copyable(slot: Slot) -> bool:
+    """A free static slot: one that may have copies (slot_copies.py)."""
+    return slot.state not in HELD_STATES and not slot.partitionable
+
+
+def _idle_jobs(requests: Mapping[str, SubmitterQueue] | None) -> Iterable[ClassAd]:
+    """Every idle job of the requests, or the one that stands for a request's count."""
+    for queue in (requests or {}).values():
+        for request in queue.requests:
+            if request.members is None:
+                yield from request.jobs[:1] if request.count is not None else request.jobs
+            else:
+                for k in range(request.next, len(request.members)):
+                    yield request.members[k]
 
 
 def _free(slot: Slot) -> bool:

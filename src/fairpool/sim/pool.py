@@ -40,9 +40,10 @@ from typing import TYPE_CHECKING
 from ..classad import ClassAd, Expr
 from ..classad.match import rank
 from ..classad.vector import SlotColumns
+from ..negotiator.autocluster import significant_attributes
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.consumption import consumption_of
-from ..negotiator.cycle import PoolSnapshot, significant_of, significant_of_standing
+from ..negotiator.cycle import PoolSnapshot, significant_of
 from ..negotiator.ledger import SlotLedger
 from ..negotiator.params import NegotiatorParams
 from ..negotiator.results import CycleResult, Match
@@ -132,16 +133,10 @@ class Pool:
         self.keep_ledger(params, now)
         running = self.ledger.active.keys() & self.job_on_slot.keys()  # often none at all
         self.advance(now, [n for n in self.ledger.active if n in running] if running else [])
-        self.keep_ledger(params, now)
-        standing = self.ledger.standing(now)
-        significant = significant_of_standing(standing, params)
-        return PoolSnapshot(
-            [],
-            [],
-            standing,
-            frozenset(self.queue.running),
-            self._requests(significant, params),
-        )
+        ledger = self.keep_ledger(params, now)
+        requests = self._requests(significant_attributes(ledger.mention_sets(), params), params)
+        standing = ledger.standing(now, requests)
+        return PoolSnapshot([], [], standing, frozenset(self.queue.running), requests)
 
     def _requests(
         self, significant: tuple[str, ...], params: NegotiatorParams
