@@ -166,8 +166,16 @@ class ClassAd(AdBase, MutableMapping):
         """MutableMapping's update, with a plain dict (how the pool sets a slot's or a
         job's attributes) set item by item without the generic protocol's checks."""
         if type(other) is dict and not more:
+            self._own()
+            exprs, names = self._exprs, self._names
             for name, value in other.items():
-                self[name] = value
+                kind = type(value)
+                if kind is int or kind is bool or kind is str or kind is float:
+                    key = name.lower()  # __setitem__ and insert_expr, without the calls
+                    names.setdefault(key, name)
+                    exprs[key] = _literal_expr(kind, value)
+                else:
+                    self.insert_node(name, node_of(value))
             return
         super().update(other, **more)
 

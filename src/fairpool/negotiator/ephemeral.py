@@ -81,11 +81,12 @@ class Annotations:
         self._touched: set[tuple[int, str]] = set()
 
     def set(self, ad: ClassAd, name: str, value: Any) -> None:
-        key = (id(ad), name.lower())
+        lname = name.lower()
+        key = (id(ad), lname)
         if key not in self._touched:
             self._touched.add(key)
-            self._undo.append((ad, name, ad.lookup(name) if name in ad else None))
-        elif _holds(ad, key[1], value):
+            self._undo.append((ad, name, ad._exprs.get(lname)))
+        elif _holds(ad, lname, value):
             return  # set again to what it is (a request's job, match after match)
         ad[name] = value
 

@@ -283,7 +283,10 @@ class SlotLedger:
             else:
                 self._blocked.pop(slot.name, None)
         if slot.holder is not None:
-            _bump(self._held.setdefault(slot.holder, Counter()), slot.weight, sign)
+            held = self._held.get(slot.holder)
+            if held is None:
+                held = self._held[slot.holder] = Counter()
+            _bump(held, slot.weight, sign)
         _bump(self._weights, slot.weight, sign)
         if entry.counted:
             _bump(self._pie, slot.weight, sign)

@@ -90,6 +90,7 @@ class _Pie:
     negotiating: str  # the group the submitters negotiate under
     regrouped: bool  # negotiating in <none> through autoregroup
     left: float = 0.0
+    spread: _Spread | None = None  # as the submitters stand (kept only without a group)
 
 
 def negotiate_with_group(
@@ -114,6 +115,7 @@ def negotiate_with_group(
             return
         if not state.params.consider_preemption:
             pie.queues = [q for q in pie.queues if q.idle_jobs > 0]
+            pie.spread = None
         limits = _limits(state, pie)
         pie.left = sum(limit for limit, _ in limits.values())
         if not state.params.consider_preemption and pie.left <= 0:
@@ -126,6 +128,7 @@ def negotiate_with_group(
                 break
             if _turn(state, pie, queue, spin, ignore_limit) == _DONE:
                 pie.queues.remove(queue)
+                pie.spread = None
         spin += 1
         progressed = pie.left < left_before or len(pie.queues) < count_before
         if not (progressed and pie.queues and state.slots_left() and not floor_round):
@@ -138,14 +141,24 @@ def _group_full(state: CycleState, pie: _Pie) -> bool:
 
 def _limits(state: CycleState, pie: _Pie) -> dict[str, tuple[float, float]]:
     """Each submitter's (limit, limit on unclaimed slots) for this spin (§3.1 item 6)."""
-    spread = _Spread(state, pie)
+    spread = _spread(state, pie)
     return {name: spread.limit(name) for name in spread.eups}
+
+
+def _spread(state: CycleState, pie: _Pie) -> _Spread:
+    """The pie's spread as it stands: made again after a submitter leaves, and at every
+    turn under a group's quota (whose room changes with every match)."""
+    if pie.spread is not None:
+        return pie.spread
+    spread = _Spread(state, pie)
+    if pie.group is None:
+        pie.spread = spread
+    return spread
 
 
 class _Spread:
     """What every submitter's limit depends on: the pie's submitters, their EUPs and
-    the group's room, as they stand. A turn makes one and asks for its own limit only
-    (the group's room changes with every match, so each turn makes its own)."""
+    the group's room, as they stand (see ``_spread``)."""
 
     def __init__(self, state: CycleState, pie: _Pie) -> None:
         self.state, self.pie = state, pie
@@ -202,7 +215,7 @@ def _turn(
 ) -> str:
     """One submitter's turn in one spin (§3.1 item 11): decide, then negotiate."""
     priority = state.priorities(queue.name)
-    limit, unclaimed = _Spread(state, pie).limit(queue.name)
+    limit, unclaimed = _spread(state, pie).limit(queue.name)
     limit = min(limit, pie.left)
     usage = state.weighted_usage(queue.name)
     headroom = _INFINITE if priority.ceiling < 0 else max(0.0, priority.ceiling - int(usage))
