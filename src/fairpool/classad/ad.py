@@ -323,17 +323,21 @@ def view(literal: AdLit, parent: ClassAd | None) -> ClassAd:
     return ad
 
 
-_LITERALS: dict[tuple, Expr] = {}  # shared expressions of plain Python values
+# shared expressions of plain Python values, one table per type (1, 1.0 and True are
+# equal keys); a float is its own key but for zeros and NaNs (-0.0 == 0.0), keyed by hex
+_LITERALS: dict[type, dict[Any, Expr]] = {int: {}, bool: {}, str: {}, float: {}}
+_LITERALS_HELD = 200_000  # per type, before a table is emptied
 
 
 def _literal_expr(kind: type, value: Any) -> Expr:
     """The expression of an int, bool, str or float (shared: expressions are immutable)."""
-    key = (kind, float.hex(value) if kind is float else value)
-    expr = _LITERALS.get(key)
+    table = _LITERALS[kind]
+    key = float.hex(value) if kind is float and (value == 0.0 or value != value) else value
+    expr = table.get(key)
     if expr is None:
-        if len(_LITERALS) >= 200_000:
-            _LITERALS.clear()
-        expr = _LITERALS[key] = Expr._from_node(Literal(from_text(value) if kind is str else value))
+        if len(table) >= _LITERALS_HELD:
+            table.clear()
+        expr = table[key] = Expr._from_node(Literal(from_text(value) if kind is str else value))
     return expr
 
 

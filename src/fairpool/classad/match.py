@@ -25,7 +25,7 @@ from typing import Any
 from . import compile as _compile
 from .ad import ClassAd, Expr, new_state
 from .nodes import Literal, MatchSide
-from .scope import MATCH_SCOPE_NAMES, EvalState, eval_attr
+from .scope import MATCH_SCOPE_NAMES, NOT_CONST, EvalState, eval_attr
 
 __all__ = [
     "evaluate",
@@ -123,8 +123,9 @@ def rank(ad: ClassAd, other: ClassAd, *, now: float, run: Any = None) -> float:
     expr = ad._exprs.get(_RANK)
     if expr is None:
         return 0.0
-    st = new_state(run or _compile.run, ad, other, now)
-    value = eval_attr(st, ad, expr)
+    value = expr.const
+    if value is NOT_CONST:  # a literal reads nothing: no evaluation needed
+        value = eval_attr(new_state(run or _compile.run, ad, other, now), ad, expr)
     t = type(value)
     if t is int or t is float or t is bool:
         return float(value)

@@ -17,7 +17,7 @@ template share them, as do expressions parsed from the same text and the same pl
 values): equal trees that are not the same object make two kinds, which is only slower.
 Whether a job can tell copies apart is found from the names its match can read
 (classad.dependence.names_read), followed through both ads, and remembered for jobs
-whose expressions are those very ones.
+whose expressions are those very ones (a submission's jobs share them).
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 from ..classad import ClassAd, Expr
 from ..classad.dependence import names_read
-from ..classad.nodes import Node
 from .ephemeral import is_cross_slot_annotation
 from .params import NegotiatorParams
 
@@ -49,7 +48,7 @@ IDENTITY = frozenset(  # what copies of one slot ad differ in
 # What a match evaluates with the slot as one ad and the job as the other, besides the
 # negotiator's expressions: both Requirements and Ranks, the job's concurrency limits.
 _ROOTS = ("requirements", "rank", "concurrencylimits", "concurrencylimitsexpr")
-_SEQ = attrgetter("seq")
+_SEQ, _NODE = attrgetter("seq"), attrgetter("node")
 _KNOWN = 10_000  # kinds of job remembered (a trace's jobs may each have their own)
 _SHAPES = 16  # of them with one Requirements
 
@@ -57,7 +56,12 @@ _SHAPES = 16  # of them with one Requirements
 def copies_key(ad: ClassAd, *values: object) -> tuple:
     """What a free slot's copies share: each attribute's syntax tree but its names', and
     ``values`` (what the ledger read of it: weight, whether counted, size)."""
-    return (*values, *((n, id(e.node)) for n, e in ad._exprs.items() if n not in IDENTITY))
+    exprs = ad._exprs
+    names = tuple(exprs)
+    trees = list(map(id, map(_NODE, exprs.values())))
+    for name in IDENTITY.intersection(exprs):
+        trees[names.index(name)] = 0
+    return (*values, names, tuple(trees))
 
 
 @dataclass(eq=False)
@@ -67,8 +71,8 @@ class Copies:
 
     key: tuple
     members: list[Any] = field(default_factory=list)
-    # id of a job's Requirements tree -> [(the job's trees looked at, told apart)]
-    _known: dict[int, list[tuple[tuple[tuple[str, Node | None], ...], bool]]] = field(
+    # id of a job's Requirements -> [(names looked at, the job's expressions, told apart)]
+    _known: dict[int, list[tuple[tuple[str, ...], tuple[Expr | None, ...], bool]]] = field(
         default_factory=dict
     )
     _negotiator: frozenset[str] | None = None
@@ -100,19 +104,15 @@ class Copies:
         exprs = job._exprs
         if len(self._known) > _KNOWN:
             self._known.clear()
-        shapes = self._known.setdefault(id(_tree(exprs.get("requirements"))), [])
-        for looked, told in shapes:
-            if all(_tree(exprs.get(name)) is tree for name, tree in looked):
+        shapes = self._known.setdefault(id(exprs.get("requirements")), [])
+        for names, looked, told in shapes:  # the very expressions: a submission's jobs
+            if all(map(is_, map(exprs.get, names), looked)):
                 return told
-        looked_at: dict[str, Node | None] = {}
+        looked_at: dict[str, Expr | None] = {}
         told = _reads_identity(self.members[0].ad, job, self._negotiator, looked_at)
-        shapes.append((tuple(looked_at.items()), told))
+        shapes.append((tuple(looked_at), tuple(looked_at.values()), told))
         del shapes[:-_SHAPES]
         return told
-
-
-def _tree(expr: Expr | None) -> Node | None:
-    return None if expr is None else expr.node
 
 
 def _names_of(*exprs: Expr | None) -> frozenset[str] | None:
@@ -145,7 +145,7 @@ def _reads_identity(
             return True
         seen.add(name)
         mine = job._exprs.get(name)
-        looked[name] = _tree(mine)
+        looked[name] = mine
         for expr in (mine, slot._exprs.get(name)):
             if expr is None:
                 continue

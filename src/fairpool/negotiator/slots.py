@@ -23,6 +23,8 @@ import numpy as np
 from ..accounting.accountant import Usage
 from ..classad import ClassAd, Expr
 from ..classad.match import evaluate, satisfied
+from ..classad.nodes import AttrRef
+from ..classad.scope import MATCH_SCOPE_NAMES, SPECIAL_NAMES
 from .attribute import attribute
 from .params import NegotiatorParams
 from .sums import exact_sum
@@ -131,13 +133,27 @@ def slot_weight(ad: ClassAd, params: NegotiatorParams, now: float) -> float:
     """What the slot costs in the pie."""
     if not params.use_slot_weights:
         return 1.0
+    node = params.slot_weight.node
     if "slotweight" in ad._exprs and not params.force_slot_weight:
         value = attribute(ad, "SlotWeight", now)
+    elif _own_name(node) and node.lname in ad._exprs:
+        value = attribute(ad, node.name, now)  # SLOT_WEIGHT = Cpus: the ad's own value
     else:
         value = evaluate(params.slot_weight, ad, now=now)
     if type(value) in (int, float) and value >= 0:
         return float(value)
     return 1.0
+
+
+def _own_name(node: object) -> bool:
+    """A plain name of the ad's own (not a scope, nor a special name)."""
+    return (
+        type(node) is AttrRef
+        and node.scope is None
+        and not node.absolute
+        and node.lname not in SPECIAL_NAMES
+        and node.lname not in MATCH_SCOPE_NAMES
+    )
 
 
 def usage_from_slots(
