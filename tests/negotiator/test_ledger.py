@@ -242,3 +242,23 @@ def test_a_job_that_tells_copies_apart_is_given_them_all(which, expr):
     kept = run_cycle(pool.kept_snapshot(PARAMS, NOW), view, PARAMS, now=NOW)
     assert _decisions(kept) == _decisions(plain)
     assert [m.slot for m in kept.matches] == ["slot2@host3"]
+
+
+def test_slots_of_one_shape_are_read_alike_only_when_nothing_read_is_volatile():
+    """Busy slots alike but for the job they run share one reading (SlotLedger._entry);
+    a slot whose weight reads its JobId is read for itself."""
+    slots = []
+    for n, job in enumerate(["1.0", "2.0", "3.0", "4.0"]):
+        slot = make_slot(f"slot1@host{n}").claimed_by("ann@d").set(JobId=job, JobStart=n)
+        if n >= 2:
+            slot.set(SlotWeight=Expr('JobId == "3.0" ? 1 : 3'))
+        slots.append(slot.build())
+    slots.append(make_slot("slot1@host9").build())
+    params = PARAMS.with_(preemption_requirements=Expr("False"))
+    pool, accountant = Pool(slots, [make_job("bob", 1).build()], "d"), _accountant()
+    view = accountant.view().__getitem__
+    plain = run_cycle(pool.snapshot(NOW, params), view, params, now=NOW)
+    kept = run_cycle(pool.kept_snapshot(params, NOW), view, params, now=NOW)
+    assert _decisions(kept) == _decisions(plain)
+    assert kept.usage["ann@d"].weight == 1 + 1 + 1 + 3
+    assert len(pool.ledger._shapes) == 2  # the first two share one; the others none

@@ -142,8 +142,8 @@ def _contents(
     the expressions, which held keep the identities from being given again). Read from
     the ads, which hold what the columns hold once they follow them (table.py)."""
     found = []
+    ads = columns.ads
     for row in rows.tolist():
-        exprs = columns.ads[row]._exprs
-        cells = tuple([exprs.get(name) for name in names])
+        cells = tuple(map(ads[row]._exprs.get, names))
         found.append((tuple(map(id, cells)), cells))
     return found

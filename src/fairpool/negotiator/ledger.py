@@ -45,12 +45,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
 from ..accounting.accountant import Usage
 from ..classad import ClassAd
-from ..classad.dependence import own_only
+from ..classad.ad import to_python
+from ..classad.dependence import names_read, own_only
 from ..classad.match import rank, symmetric_match
 from ..classad.scope import NOT_CONST
 from ..classad.vector import SlotColumns, VectorMatch
@@ -59,7 +61,7 @@ from .candidates import current_rank, priority_preemption_ruled_out
 from .concurrency import held_limits
 from .ephemeral import is_slot_annotation
 from .params import NegotiatorParams
-from .slot_copies import Copies, copies_key
+from .slot_copies import IDENTITY, Copies, copies_key
 from .slots import (
     HELD_STATES,
     Slot,
@@ -76,7 +78,13 @@ from .vector_lists import satisfied_cells
 __all__ = ["SlotLedger", "Standing"]
 
 _NO_JOB = ClassAd()  # what a constant RANK is evaluated against
-_SEQ = attrgetter("seq")  # an entry's collector order
+_SEQ, _NODE = attrgetter("seq"), attrgetter("node")  # an entry's collector order; a tree
+# What a slot ad's reading does not depend on, so that ads alike but for these share it
+# (a shape, SlotLedger._entry): its names and when it changed state (slot_copies), the
+# job it runs. Name and Machine are read for each ad.
+_VOLATILE = IDENTITY | {"jobid", "jobstart", "totaljobruntime"}
+_PER_AD = frozenset({"name", "machine"})
+_SHAPES = 50_000  # shapes kept at most
 
 # What the fetch, the trim, the totals and classify read of a slot ad.
 _READ = tuple(
@@ -141,7 +149,21 @@ class _Entry:
     slot_id: int | None = None
     blocked: bool = False  # busy, and PREEMPTION_REQUIREMENTS is what keeps it
     listed: bool = False  # a candidate of the plain cycle (trim keeps it), never taken
-    copies: Copies | None = None  # free, and one of these copies
+    free: bool = False  # a free static slot: one of some copies
+    copies: Copies | None = None  # the copies it is one of
+
+    def like(self, ad: ClassAd, seq: int) -> _Entry:
+        """This entry's reading for another ad of the same shape (SlotLedger._entry)."""
+        twin = _clone(self)
+        twin.ad, twin.seq, twin.copies = ad, seq, None
+        if self.slot is not None:
+            slot = twin.slot = _clone(self.slot)
+            slot.ad, slot.index, slot.name = ad, seq, to_python(ad._exprs["name"].const)
+            machine = ad._exprs.get("machine")
+            slot.machine = None if machine is None else to_python(machine.const)
+            slot.mentions, slot.consumption = None, None
+            slot._taken, slot.board, slot.row = False, None, -1
+        return twin
 
 
 class SlotLedger:
@@ -158,6 +180,7 @@ class SlotLedger:
         self.entries: dict[str, _Entry] = {}
         self.active: dict[str, _Entry] = {}  # entries that are not standing nor copies
         self._copies: dict[tuple, Copies] = {}  # free slots by kind (slot_copies.py)
+        self._shapes: dict[tuple, _Entry] = {}  # an entry read for each shape of ad
         self._order: list[_Entry] | None = None  # the active entries in collector order
         self.collector = NameCollector()
         self._count = 0
@@ -200,34 +223,84 @@ class SlotLedger:
                 self._add(name, ad, sequence[name], params, now)
 
     def _add(self, name: str, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> None:
-        fixed = _fixed(ad, params)
-        slot = read_slot(ad, seq, params, now) if slot_is_fetched(ad, params, now) else None
-        entry = _Entry(seq, ad, slot, fixed)
+        entry = self._entry(ad, seq, params, now)
         self.entries[name] = entry
-        if not fixed or slot is None:
-            self._activate(name, entry)
-            return
-        copy = _copyable(slot)
-        if not copy and not _standing(slot, params):
-            self._activate(name, entry)
-            return
-        entry.counted = counted_in_pool(slot, params, now)
-        entry.effective = slot_size(slot)
-        entry.mentions = self.collector.reach(ad)
-        if copy:  # a free slot: counted as standing, and listed as a cycle's queue needs
-            entry.listed = True
-            key = copies_key(ad, slot.weight, entry.counted, entry.effective)
+        if entry.free:  # counted as standing, and listed as a cycle's queue needs
+            key = copies_key(ad, entry.slot.weight, entry.counted, entry.effective)
             entry.copies = self._copies.get(key) or self._copies.setdefault(key, Copies(key))
             entry.copies.add(entry)
             self._count_in(entry, 1)
-            return
+        elif entry.standing:
+            self._count_in(entry, 1)
+        else:
+            self._activate(name, entry)
+
+    def _entry(self, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> _Entry:
+        """What the ledger reads of a slot ad: from the ad's shape when an ad of that
+        shape was read before (``_shape_key``), else read."""
+        key = _shape_key(ad)
+        if key is None:
+            return self._read(ad, seq, params, now)
+        template = self._shapes.get(key)
+        if template is not None:
+            return template.like(ad, seq)
+        entry = self._read(ad, seq, params, now)
+        if entry.fixed and entry.slot is not None and self._alike(ad, params):
+            if len(self._shapes) >= _SHAPES:
+                self._shapes.clear()
+            self._shapes[key] = entry.like(ad, seq)
+        return entry
+
+    def _alike(self, ad: ClassAd, params: NegotiatorParams) -> bool:
+        """Whether every ad of ``ad``'s shape reads as it does: nothing the ledger reads,
+        followed through the ad, is volatile (but Name and Machine, read for each ad) or
+        found by a name computed."""
+        pending = [*_READ, *self.collector.trace(ad).looked]
+        for expr in (params.slot_weight, params.slot_constraint, params.slot_poolsize_constraint):
+            found = names_read(expr.node) if expr is not None else ()
+            if found is None:
+                return False
+            pending += found
+        seen: set[str] = set()
+        while pending:
+            name = pending.pop()
+            if name in seen or name in _PER_AD:
+                continue
+            if name in _VOLATILE:
+                return False
+            seen.add(name)
+            expr = ad._exprs.get(name)
+            if expr is not None and expr.const is NOT_CONST:
+                found = names_read(expr.node)
+                if found is None:
+                    return False
+                pending += found
+        return True
+
+    def _read(self, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> _Entry:
+        """The fetch, the trim and the totals' reading of a slot ad, and which kind of
+        entry it makes: active (every cycle gets it), free (a copy) or standing."""
+        fixed = _fixed(ad, params)
+        slot = read_slot(ad, seq, params, now) if slot_is_fetched(ad, params, now) else None
+        entry = _Entry(seq, ad, slot, fixed)
+        if not fixed or slot is None:
+            return entry
+        entry.free = _copyable(slot)
+        if not entry.free and not _standing(slot, params):
+            return entry
+        entry.counted = counted_in_pool(slot, params, now)
+        entry.effective = slot_size(slot)
+        entry.mentions = self.collector.reach(ad)
+        if entry.free:
+            entry.listed = True
+            return entry
         entry.standing = True
         entry.limits = tuple(held_limits(ad))
         slot_id = ad.eval("SlotID")
         entry.slot_id = slot_id if type(slot_id) is int else None
         entry.listed = bool(trim([slot], params))  # a static or dynamic slot, then
         entry.blocked = entry.listed and slot.remote_user is not None and not slot.claimed_idle
-        self._count_in(entry, 1)
+        return entry
 
     def _activate(self, name: str, entry: _Entry) -> None:
         """An entry every cycle is given."""
@@ -450,6 +523,29 @@ class SlotLedger:
             if entry.slot is not None and _free(entry.slot):
                 return True
         return False
+
+
+def _clone(obj: Any) -> Any:
+    """A shallow copy of a dataclass instance, without copy's protocol."""
+    twin = object.__new__(type(obj))
+    twin.__dict__.update(obj.__dict__)
+    return twin
+
+
+def _shape_key(ad: ClassAd) -> tuple | None:
+    """The ad's attribute names and syntax trees but its volatile ones' (None when its
+    Name is not a literal string or its Machine not a literal: read for each ad)."""
+    exprs = ad._exprs
+    name, machine = exprs.get("name"), exprs.get("machine")
+    if name is None or not isinstance(name.const, str):
+        return None
+    if machine is not None and machine.const is NOT_CONST:
+        return None
+    names = tuple(exprs)
+    trees = list(map(id, map(_NODE, exprs.values())))
+    for volatile in _VOLATILE.intersection(exprs):
+        trees[names.index(volatile)] = 0
+    return names, tuple(trees)
 
 
 def _exact(counts: Counter) -> Fraction:
