@@ -82,7 +82,8 @@ _SEQ, _NODE = attrgetter("seq"), attrgetter("node")  # an entry's collector orde
 # What a slot ad's reading does not depend on, so that ads alike but for these share it
 # (a shape, SlotLedger._entry): its names and when it changed state (slot_copies), the
 # job it runs. Name and Machine are read for each ad.
-_VOLATILE = IDENTITY | {"jobid", "jobstart", "totaljobruntime"}
+_JOB = frozenset({"jobid", "jobstart", "totaljobruntime"})
+_VOLATILE = IDENTITY | _JOB
 _PER_AD = frozenset({"name", "machine"})
 _SHAPES = 50_000  # shapes kept at most
 
@@ -150,6 +151,7 @@ class _Entry:
     blocked: bool = False  # busy, and PREEMPTION_REQUIREMENTS is what keeps it
     listed: bool = False  # a candidate of the plain cycle (trim keeps it), never taken
     free: bool = False  # a free static slot: one of some copies
+    kind: tuple | None = None  # its copies' key, when its shape decides it
     copies: Copies | None = None  # the copies it is one of
 
     def like(self, ad: ClassAd, seq: int) -> _Entry:
@@ -226,7 +228,7 @@ class SlotLedger:
         entry = self._entry(ad, seq, params, now)
         self.entries[name] = entry
         if entry.free:  # counted as standing, and listed as a cycle's queue needs
-            key = copies_key(ad, entry.slot.weight, entry.counted, entry.effective)
+            key = entry.kind or copies_key(ad, entry.slot.weight, entry.counted, entry.effective)
             entry.copies = self._copies.get(key) or self._copies.setdefault(key, Copies(key))
             entry.copies.add(entry)
             self._count_in(entry, 1)
@@ -248,7 +250,9 @@ class SlotLedger:
         if entry.fixed and entry.slot is not None and self._alike(ad, params):
             if len(self._shapes) >= _SHAPES:
                 self._shapes.clear()
-            self._shapes[key] = entry.like(ad, seq)
+            template = self._shapes[key] = entry.like(ad, seq)
+            if entry.free and not _JOB.intersection(key[0]):  # the shape is the kind
+                template.kind = copies_key(ad, entry.slot.weight, entry.counted, entry.effective)
         return entry
 
     def _alike(self, ad: ClassAd, params: NegotiatorParams) -> bool:
