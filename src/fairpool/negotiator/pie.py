@@ -91,6 +91,7 @@ class _Pie:
     regrouped: bool  # negotiating in <none> through autoregroup
     left: float = 0.0
     spread: _Spread | None = None  # as the submitters stand (kept only without a group)
+    eups: dict[str, float] = field(default_factory=dict)  # each submitter's, for the cycle
 
 
 def negotiate_with_group(
@@ -106,6 +107,7 @@ def negotiate_with_group(
     """Spin the pie among ``queues`` over ``pool`` weight (capped by a group's ``quota``)."""
     state.pies += 1
     pie = _Pie(list(queues), pool, quota, group, floor_round, negotiating, regrouped)
+    pie.eups = {q.name: state.priorities(q.name).eup for q in queues}
     spin = 1
     order: list[SubmitterQueue] | None = None
     while pie.queues:
@@ -162,7 +164,8 @@ class _Spread:
 
     def __init__(self, state: CycleState, pie: _Pie) -> None:
         self.state, self.pie = state, pie
-        self.eups = {name: state.priorities(name).eup for name in {q.name for q in pie.queues}}
+        eup = pie.eups
+        self.eups = {name: eup[name] for name in {q.name for q in pie.queues}}
         self.most = max(self.eups.values()) if self.eups else 1.0
         self.normal = sum(self.most / eup for eup in self.eups.values())
         self.size = min(pie.pool, pie.quota)
