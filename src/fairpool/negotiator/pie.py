@@ -259,7 +259,8 @@ def _negotiate(
             _annotate_request(state, pie, queue.name, job, job is annotated)
             annotated = job
             state.jobs_considered += 1
-            found = _concurrency_precheck(state, job) or find_slot(
+            limits = job_limits(job, None, state.now)  # None: they depend on the slot
+            found = _concurrency_precheck(state, limits) or find_slot(
                 job,
                 request.autocluster,
                 state.slots,
@@ -267,7 +268,7 @@ def _negotiate(
                 state.params,
                 lambda n: state.priorities(n).eup,
                 state.now,
-                _per_slot_limits(state, job),
+                _no_limits if limits is not None else _per_slot_limits(state, job),
                 state.busy_policy,
             )
             if isinstance(found, str):
@@ -282,19 +283,20 @@ def _negotiate(
     return _DONE
 
 
-def _concurrency_precheck(state: CycleState, job: ClassAd) -> str | None:
+def _concurrency_precheck(state: CycleState, limits: list | None) -> str | None:
     """A job whose limits are a plain list is checked once, before any slot (spec §5.1)."""
-    limits = job_limits(job, None, state.now)
     if not limits:
         return None
     blocked = state.limits.blocked(limits)
     return rejection(blocked) if blocked else None
 
 
+def _no_limits(slot: Slot) -> None:
+    """No check per slot: the job's limits were checked before any (or it has none)."""
+
+
 def _per_slot_limits(state: CycleState, job: ClassAd) -> Callable[[Slot], str | None]:
     """For limits that depend on the slot (``concurrency_limits_expr``): the check per slot."""
-    if job_limits(job, None, state.now) is not None:
-        return lambda slot: None
 
     def check(slot: Slot) -> str | None:
         blocked = state.limits.blocked(job_limits(job, slot.ad, state.now) or [])

@@ -88,6 +88,10 @@ class Environment:
         """Advance to the next event and run it."""
         if self.peek() == float("inf"):
             raise RuntimeError("no event is scheduled")
+        self._run_first()
+
+    def _run_first(self) -> None:
+        """Run the first event of the heap (known to be due and not cancelled)."""
         event = heapq.heappop(self._heap)[2]
         self.now = event.time
         event.callback()
@@ -95,9 +99,9 @@ class Environment:
     def run(self, until: float | None = None) -> None:
         """Run events in time order until none is left or the next is after ``until``
         (then the clock stops at ``until``)."""
-        while self.peek() != float("inf"):
-            if until is not None and self.peek() > until:
+        while (due := self.peek()) != float("inf"):
+            if until is not None and due > until:
                 break
-            self.step()
+            self._run_first()  # step(), without looking at the heap twice
         if until is not None and until > self.now:
             self.now = until
