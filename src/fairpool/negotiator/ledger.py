@@ -45,14 +45,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from operator import attrgetter
-from typing import Any
 
 import numpy as np
 
 from ..accounting.accountant import Usage
-from ..classad import ClassAd
+from ..classad import ClassAd, Expr
 from ..classad.ad import to_python
-from ..classad.dependence import names_read, own_only
+from ..classad.dependence import own_only
 from ..classad.match import rank, symmetric_match
 from ..classad.scope import NOT_CONST
 from ..classad.vector import SlotColumns, VectorMatch
@@ -61,7 +60,8 @@ from .candidates import current_rank, priority_preemption_ruled_out
 from .concurrency import held_limits
 from .ephemeral import is_slot_annotation
 from .params import NegotiatorParams
-from .slot_copies import IDENTITY, Copies, copies_key
+from .slot_copies import Copies, copies_key
+from .slot_shapes import JOB, alike, clone, shape_key
 from .slots import (
     HELD_STATES,
     Slot,
@@ -78,14 +78,8 @@ from .vector_lists import satisfied_cells
 __all__ = ["SlotLedger", "Standing"]
 
 _NO_JOB = ClassAd()  # what a constant RANK is evaluated against
-_SEQ, _NODE = attrgetter("seq"), attrgetter("node")  # an entry's collector order; a tree
-# What a slot ad's reading does not depend on, so that ads alike but for these share it
-# (a shape, SlotLedger._entry): its names and when it changed state (slot_copies), the
-# job it runs. Name and Machine are read for each ad.
-_JOB = frozenset({"jobid", "jobstart", "totaljobruntime"})
-_VOLATILE = IDENTITY | _JOB
-_PER_AD = frozenset({"name", "machine"})
-_SHAPES = 50_000  # shapes kept at most
+_SEQ = attrgetter("seq")  # an entry's collector order
+_SHAPES = 50_000  # shapes kept at most (slot_shapes.py)
 
 # What the fetch, the trim, the totals and classify read of a slot ad.
 _READ = tuple(
@@ -156,10 +150,10 @@ class _Entry:
 
     def like(self, ad: ClassAd, seq: int) -> _Entry:
         """This entry's reading for another ad of the same shape (SlotLedger._entry)."""
-        twin = _clone(self)
+        twin = clone(self)
         twin.ad, twin.seq, twin.copies = ad, seq, None
         if self.slot is not None:
-            slot = twin.slot = _clone(self.slot)
+            slot = twin.slot = clone(self.slot)
             slot.ad, slot.index, slot.name = ad, seq, to_python(ad._exprs["name"].const)
             machine = ad._exprs.get("machine")
             slot.machine = None if machine is None else to_python(machine.const)
@@ -184,6 +178,7 @@ class SlotLedger:
         self._copies: dict[tuple, Copies] = {}  # free slots by kind (slot_copies.py)
         self._shapes: dict[tuple, _Entry] = {}  # an entry read for each shape of ad
         self._order: list[_Entry] | None = None  # the active entries in collector order
+        self._every: list[_Entry] | None = None  # they and every copy, in that order
         self.collector = NameCollector()
         self._count = 0
         self._listed = 0
@@ -218,6 +213,8 @@ class SlotLedger:
         changed = list(changed)
         if len(changed) * 8 > len(self.active):  # many: sort them all again when asked
             self._order = None
+        if changed:
+            self._every = None
         for name in changed:
             self._drop(name)
             ad = ads.get(name)
@@ -239,47 +236,22 @@ class SlotLedger:
 
     def _entry(self, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> _Entry:
         """What the ledger reads of a slot ad: from the ad's shape when an ad of that
-        shape was read before (``_shape_key``), else read."""
-        key = _shape_key(ad)
+        shape was read before (slot_shapes.py), else read."""
+        key = shape_key(ad)
         if key is None:
             return self._read(ad, seq, params, now)
         template = self._shapes.get(key)
         if template is not None:
             return template.like(ad, seq)
         entry = self._read(ad, seq, params, now)
-        if entry.fixed and entry.slot is not None and self._alike(ad, params):
+        read = (*_READ, *self.collector.trace(ad).looked)
+        if entry.fixed and entry.slot is not None and alike(ad, read, _slot_exprs(params)):
             if len(self._shapes) >= _SHAPES:
                 self._shapes.clear()
             template = self._shapes[key] = entry.like(ad, seq)
-            if entry.free and not _JOB.intersection(key[0]):  # the shape is the kind
+            if entry.free and not JOB.intersection(key[0]):  # the shape is the kind
                 template.kind = copies_key(ad, entry.slot.weight, entry.counted, entry.effective)
         return entry
-
-    def _alike(self, ad: ClassAd, params: NegotiatorParams) -> bool:
-        """Whether every ad of ``ad``'s shape reads as it does: nothing the ledger reads,
-        followed through the ad, is volatile (but Name and Machine, read for each ad) or
-        found by a name computed."""
-        pending = [*_READ, *self.collector.trace(ad).looked]
-        for expr in (params.slot_weight, params.slot_constraint, params.slot_poolsize_constraint):
-            found = names_read(expr.node) if expr is not None else ()
-            if found is None:
-                return False
-            pending += found
-        seen: set[str] = set()
-        while pending:
-            name = pending.pop()
-            if name in seen or name in _PER_AD:
-                continue
-            if name in _VOLATILE:
-                return False
-            seen.add(name)
-            expr = ad._exprs.get(name)
-            if expr is not None and expr.const is NOT_CONST:
-                found = names_read(expr.node)
-                if found is None:
-                    return False
-                pending += found
-        return True
 
     def _read(self, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> _Entry:
         """The fetch, the trim and the totals' reading of a slot ad, and which kind of
@@ -418,16 +390,22 @@ class SlotLedger:
         most = None if requests is None else sum(q.idle_jobs for q in requests.values())
         given: list[_Entry] = []
         shown: Counter[tuple[float, bool, float]] = Counter()  # copies given, by what counts
+        every = True  # every copy is given
         for copies in self._copies.values():
             members = copies.members
             take = len(members) if most is None else min(most, len(members))
             if take < len(members) and copies.told_apart(_idle_jobs(requests), self.params):
                 take = len(members)
             given += members[:take]
+            every = every and take == len(members)
             if take:
                 entry = members[0]
                 shown[(entry.slot.weight, entry.counted, entry.effective)] += take
-        if given:
+        if given and every:  # sorted again only after a change (a queue nothing matches)
+            if self._every is None:
+                self._every = sorted([*self._ordered(), *given], key=_SEQ)
+            given = self._every
+        elif given:
             given = sorted([*self._ordered(), *given], key=_SEQ)
         pie, effective = self._pie.copy(), self._effective.copy()
         for (weight, counted, size), n in shown.items():
@@ -529,27 +507,9 @@ class SlotLedger:
         return False
 
 
-def _clone(obj: Any) -> Any:
-    """A shallow copy of a dataclass instance, without copy's protocol."""
-    twin = object.__new__(type(obj))
-    twin.__dict__.update(obj.__dict__)
-    return twin
-
-
-def _shape_key(ad: ClassAd) -> tuple | None:
-    """The ad's attribute names and syntax trees but its volatile ones' (None when its
-    Name is not a literal string or its Machine not a literal: read for each ad)."""
-    exprs = ad._exprs
-    name, machine = exprs.get("name"), exprs.get("machine")
-    if name is None or not isinstance(name.const, str):
-        return None
-    if machine is not None and machine.const is NOT_CONST:
-        return None
-    names = tuple(exprs)
-    trees = list(map(id, map(_NODE, exprs.values())))
-    for volatile in _VOLATILE.intersection(exprs):
-        trees[names.index(volatile)] = 0
-    return names, tuple(trees)
+def _slot_exprs(params: NegotiatorParams) -> tuple[Expr | None, ...]:
+    """The negotiator's expressions the ledger evaluates in a slot ad alone."""
+    return (params.slot_weight, params.slot_constraint, params.slot_poolsize_constraint)
 
 
 def _exact(counts: Counter) -> Fraction:

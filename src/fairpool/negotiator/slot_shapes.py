@@ -1,0 +1,80 @@
+"""Slot ads of one shape, read once (the slot ledger's reading, ledger.py).
+
+A pool's slots change state all the time, and the ledger reads each changed ad again:
+its weight, state, holder, limits, what its Requirements and Rank reach, whether a cycle
+can take it. Ads made from one template and claimed by the same user differ only in
+their names, when they last changed state and the job they run; what the ledger reads
+of them is the same. So an ad's *shape* is its attribute names and syntax trees but for
+those volatile ones (``shape_key``), and the ledger keeps one reading per shape, given
+to each later ad of that shape with its own name and place. A shape is kept only when
+nothing the ledger reads of the ad, followed through the ad, is volatile (but Name and
+Machine, read for each ad) or found by a name computed (``alike``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from operator import attrgetter
+from typing import Any
+
+from ..classad import ClassAd, Expr
+from ..classad.dependence import names_read
+from ..classad.scope import NOT_CONST
+from .slot_copies import IDENTITY
+
+__all__ = ["JOB", "alike", "clone", "shape_key"]
+
+JOB = frozenset({"jobid", "jobstart", "totaljobruntime"})  # the job a slot runs
+_VOLATILE = IDENTITY | JOB
+_PER_AD = frozenset({"name", "machine"})
+_NODE = attrgetter("node")
+
+
+def shape_key(ad: ClassAd) -> tuple | None:
+    """The ad's attribute names and syntax trees but its volatile ones' (None when its
+    Name is not a literal string or its Machine not a literal: read for each ad)."""
+    exprs = ad._exprs
+    name, machine = exprs.get("name"), exprs.get("machine")
+    if name is None or not isinstance(name.const, str):
+        return None
+    if machine is not None and machine.const is NOT_CONST:
+        return None
+    names = tuple(exprs)
+    trees = list(map(id, map(_NODE, exprs.values())))
+    for volatile in _VOLATILE.intersection(exprs):
+        trees[names.index(volatile)] = 0
+    return names, tuple(trees)
+
+
+def alike(ad: ClassAd, read: Iterable[str], exprs: Iterable[Expr | None]) -> bool:
+    """Whether every ad of ``ad``'s shape reads as it does: nothing read (the names
+    ``read``, the names ``exprs`` read), followed through the ad, is volatile (but Name
+    and Machine, read for each ad) or found by a name computed."""
+    pending = list(read)
+    for expr in exprs:
+        found = names_read(expr.node) if expr is not None else ()
+        if found is None:
+            return False
+        pending += found
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen or name in _PER_AD:
+            continue
+        if name in _VOLATILE:
+            return False
+        seen.add(name)
+        expr = ad._exprs.get(name)
+        if expr is not None and expr.const is NOT_CONST:
+            found = names_read(expr.node)
+            if found is None:
+                return False
+            pending += found
+    return True
+
+
+def clone(obj: Any) -> Any:
+    """A shallow copy of a dataclass instance, without copy's protocol."""
+    twin = object.__new__(type(obj))
+    twin.__dict__.update(obj.__dict__)
+    return twin
