@@ -216,22 +216,26 @@ class SlotLedger:
         if changed:
             self._every = None
         for name in changed:
-            self._drop(name)
+            old = self.entries.pop(name, None)
             ad = ads.get(name)
-            if ad is not None:
-                self._add(name, ad, sequence[name], params, now)
+            new = None if ad is None else self._entry(ad, sequence[name], params, now)
+            self._recount(old, new)
+            if old is not None:
+                self._leave(name, old)
+            if new is not None:
+                self._join(name, new)
 
-    def _add(self, name: str, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> None:
-        entry = self._entry(ad, seq, params, now)
+    def _join(self, name: str, entry: _Entry) -> None:
+        """A slot read afresh takes its place: among its copies (free, counted as
+        standing, listed as a cycle's queue needs), standing, or active."""
         self.entries[name] = entry
-        if entry.free:  # counted as standing, and listed as a cycle's queue needs
-            key = entry.kind or copies_key(ad, entry.slot.weight, entry.counted, entry.effective)
+        if entry.free:
+            key = entry.kind or copies_key(
+                entry.ad, entry.slot.weight, entry.counted, entry.effective
+            )
             entry.copies = self._copies.get(key) or self._copies.setdefault(key, Copies(key))
             entry.copies.add(entry)
-            self._count_in(entry, 1)
-        elif entry.standing:
-            self._count_in(entry, 1)
-        else:
+        elif not entry.standing:
             self._activate(name, entry)
 
     def _entry(self, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> _Entry:
@@ -284,18 +288,13 @@ class SlotLedger:
         if self._order is not None:  # a few changed: kept in order, one by one
             self._place(entry)
 
-    def _drop(self, name: str) -> None:
-        entry = self.entries.pop(name, None)
-        if entry is None:
-            return
+    def _leave(self, name: str, entry: _Entry) -> None:
+        """A slot leaves its place (it changed, or it is gone)."""
         if entry.copies is not None:
-            self._count_in(entry, -1)
             entry.copies.remove(entry)
             if not entry.copies.members:
                 del self._copies[entry.copies.key]
-        elif entry.standing:
-            self._count_in(entry, -1)
-        else:
+        elif not entry.standing:
             del self.active[name]
             if self._order is not None:
                 self._unplace(entry)
@@ -319,11 +318,43 @@ class SlotLedger:
         else:
             self._order = None
 
-    def _count_in(self, entry: _Entry, sign: int) -> None:
+    def _recount(self, old: _Entry | None, new: _Entry | None) -> None:
+        """The totals as ``old`` gives way to ``new`` (either may be missing, or active:
+        not counted), changed only where they differ: a claimed or released slot
+        changes its holder's usage and little else."""
+        a = old if old is not None and (old.standing or old.free) else None
+        b = new if new is not None and (new.standing or new.free) else None
+        if a is None and b is None:
+            return
+        if a is not None:
+            self._per_slot(a, -1)
+        if b is not None:
+            self._per_slot(b, 1)
+        self._count += (b is not None) - (a is not None)
+        self._listed += (b is not None and b.listed) - (a is not None and a.listed)
+        old_slot, new_slot = (a.slot if a else None), (b.slot if b else None)
+        held = _holding(old_slot), _holding(new_slot)
+        if held[0] != held[1]:
+            for (holder, weight), sign in zip(held, (-1, 1), strict=True):
+                if holder is not None:
+                    counter = self._held.get(holder)
+                    if counter is None:
+                        counter = self._held[holder] = Counter()
+                    _bump(counter, weight, sign)
+        _shift(self._weights, *(s.weight if s else _NOTHING for s in (old_slot, new_slot)))
+        _shift(self._pie, *(e.slot.weight if e and e.counted else _NOTHING for e in (a, b)))
+        _shift(self._effective, *(e.effective if e else _NOTHING for e in (a, b)))
+        _shift(self._mentions, *(e.mentions if e else _NOTHING for e in (a, b)))
+        limits = (a.limits if a else ()), (b.limits if b else ())
+        if limits[0] != limits[1]:
+            for held_limits_, sign in zip(limits, (-1, 1), strict=True):
+                for limit, amount in held_limits_:
+                    _bump(self._limits.setdefault(limit, Counter()), amount, sign)
+
+    def _per_slot(self, entry: _Entry, sign: int) -> None:
+        """What is kept slot by slot: the blocked slots, and the users of each machine."""
         slot = entry.slot
         assert slot is not None
-        self._count += sign
-        self._listed += sign if entry.listed else 0
         if entry.blocked:
             self._columns.mark((slot.name,))
             self._view = None
@@ -331,18 +362,6 @@ class SlotLedger:
                 self._blocked[slot.name] = entry
             else:
                 self._blocked.pop(slot.name, None)
-        if slot.holder is not None:
-            held = self._held.get(slot.holder)
-            if held is None:
-                held = self._held[slot.holder] = Counter()
-            _bump(held, slot.weight, sign)
-        _bump(self._weights, slot.weight, sign)
-        if entry.counted:
-            _bump(self._pie, slot.weight, sign)
-        _bump(self._effective, entry.effective, sign)
-        for limit, amount in entry.limits:
-            _bump(self._limits.setdefault(limit, Counter()), amount, sign)
-        _bump(self._mentions, entry.mentions, sign)
         if entry.slot_id is not None and slot.remote_user is not None:
             on_machine = self._users.setdefault(slot.machine, {})
             if sign > 0:
@@ -522,6 +541,26 @@ def _exact(counts: Counter) -> Fraction:
         else:
             parts.append(Fraction(value) * n)
     return sum(parts, Fraction(whole))
+
+
+_NOTHING = object()  # no part in a total
+
+
+def _holding(slot: Slot | None) -> tuple[str | None, float]:
+    """(holder, weight) of a counted slot; (None, 0.0) when nobody holds it."""
+    if slot is None or slot.holder is None:
+        return None, 0.0
+    return slot.holder, slot.weight
+
+
+def _shift(counter: Counter, old: object, new: object) -> None:
+    """One of ``old`` gives way to one of ``new`` in ``counter`` (``_NOTHING``: none)."""
+    if old == new:
+        return
+    if old is not _NOTHING:
+        _bump(counter, old, -1)
+    if new is not _NOTHING:
+        _bump(counter, new, 1)
 
 
 def _bump(counter: Counter, key: object, sign: int) -> None:
