@@ -132,9 +132,11 @@ class ExecuteNode:
 
     def lost(self, t: int, slot: str) -> None:
         """The job's process on ``slot`` was lost with its starter (and killed): vacated,
-        whatever the startd was doing with it."""
+        whatever the startd was doing with it, and its claim ended with it (the schedd
+        forgets a claim whose job was vacated)."""
         if slot in self.running:
             self._gone(t, slot)
+            self.startd.release(t, slot=slot)
             self.settle(t)
 
     def exited(self, t: int, slot: str) -> str | None:

@@ -38,6 +38,7 @@ class Records:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._files: dict[str, int] = {}  # slot -> its file's descriptor
+        self._long: set[str] = set()  # slots whose file holds more than WIDTH bytes
 
     def write(self, slot: str, pid: int, create_time: float, job: str) -> None:
         """``slot`` now runs ``job`` as ``pid``, started at ``create_time``."""
@@ -45,10 +46,13 @@ class Records:
         if fd is None:
             path = self.directory / quote(slot, safe="@")
             fd = self._files[slot] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        line = f"{pid} {create_time!r} {job}\n".encode()
-        os.pwrite(fd, line.ljust(WIDTH), 0)
-        if len(line) > WIDTH:  # never for a pid and "cluster.proc": cut what a longer one left
-            os.ftruncate(fd, len(line))
+        line = f"{pid} {create_time!r} {job}\n".encode().ljust(WIDTH)
+        os.pwrite(fd, line, 0)
+        if len(line) > WIDTH or slot in self._long:  # never for a pid and "cluster.proc"
+            os.ftruncate(fd, len(line))  # what a longer record left is cut
+            self._long.discard(slot)
+            if len(line) > WIDTH:
+                self._long.add(slot)
 
     def close(self) -> None:
         for fd in self._files.values():
