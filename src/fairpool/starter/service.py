@@ -8,9 +8,13 @@ starter's own work, sandboxes, fork and exec, reaping and output, then waits for
 adds to it; in a process of its own it runs beside it, on another core. HTCondor's starter
 is a process apart too (one per job there; here one per startd, for all of its slots).
 
-One thread: a job's exit is noticed through its pidfd in the same ``epoll`` as the
-socket. Finishing a job that transfers its output runs in a thread, so that a big copy
-delays no other slot's start or end; a job without file transfer finishes at once.
+A job's exit is noticed through its pidfd in the same ``epoll`` as the socket. Starts run
+in a few threads: making a process waits until the new process has exec'd, which on a
+busy machine takes milliseconds (the kernel gives the new process a core only once the
+running ones have had their slice), and a start waits so with the interpreter's lock
+released, so several starts wait at once. Finishing a job that transfers its output runs
+in a thread too, so that a big copy delays no other slot's start or end; a job without
+file transfer finishes at once, on the loop.
 
 Its life is its startd's: it serves the socket until told to stop (every job killed) or
 until the socket closes, which means the startd died. It then ends at once and leaves its
@@ -41,6 +45,7 @@ from .spares import Spares
 __all__ = ["Service", "main"]
 
 _READ = 1 << 18  # bytes read off the socket at once
+STARTING = 4  # threads that start jobs at once
 
 
 @dataclass
@@ -59,10 +64,12 @@ class Service:
         self.spares = Spares(execute_dir)
         self.jobs: dict[str, _Job] = {}  # slot -> the job started there last
         self.exiting: dict[int, _Job] = {}  # pidfd -> its job
+        self.starting: dict[str, list[Signal]] = {}  # slot -> signals for the job it starts
         self._poll = select.epoll()
         self._frames = Frames(Start | Signal | Stop)
-        self._out: list[bytes] = []
-        self._send_lock = threading.Lock()
+        self._out: list[bytes] = []  # to send after this turn of the loop
+        self._lock = threading.Lock()  # the dicts above and the socket's sending side
+        self._starts = ThreadPoolExecutor(STARTING, thread_name_prefix="start")
         self._finishing = ThreadPoolExecutor(4, thread_name_prefix="finish")
         self._running = True
 
@@ -79,6 +86,7 @@ class Service:
                 if not self._running:
                     break
             self._flush()
+        self._starts.shutdown(wait=True)
         self._finishing.shutdown(wait=True)
 
     def _read(self) -> None:
@@ -88,53 +96,65 @@ class Service:
             return
         for message in self._frames.feed(data):
             if isinstance(message, Start):
-                self._start(message)
+                with self._lock:
+                    self.starting[message.slot] = []
+                self._starts.submit(self._start, message)
             elif isinstance(message, Signal):
                 self._signal(message)
             else:
                 self._stop()
 
     def _start(self, start: Start) -> None:
+        """In a start thread: the job started and recorded, then reported and watched
+        (in that order, so that its end is reported after its start)."""
         slot = start.slot
         try:
             process = JobProcess.launch(start, execute_dir=self.execute_dir, spares=self.spares)
         except StartError as error:
             hold = (error.reason, error.code, error.subcode)
-            self._out.append(frame(Refused(slot, start.run, str(error), hold)))
+            self._refuse(Refused(slot, start.run, str(error), hold))
             return
         except OSError as error:  # the machine's trouble (execute directory, fork)
-            self._out.append(frame(Refused(slot, start.run, f"the starter failed: {error}")))
+            self._refuse(Refused(slot, start.run, f"the starter failed: {error}"))
             return
         self.records.write(slot, process.pid, process.create_time, start.job)
         job = _Job(start, process)
-        self.jobs[slot] = job
-        self.exiting[process.pidfd] = job
-        self._poll.register(process.pidfd, select.EPOLLIN)
-        self._out.append(frame(Started(slot, start.run, process.pid, process.create_time)))
+        started = frame(Started(slot, start.run, process.pid, process.create_time))
+        with self._lock:
+            signals = self.starting.pop(slot, [])
+            self.jobs[slot] = job
+            self.exiting[process.pidfd] = job
+            self.connection.sendall(started)
+            self._poll.register(process.pidfd, select.EPOLLIN)
+        for signal_ in signals:
+            _act(process, signal_.action)
+
+    def _refuse(self, refused: Refused) -> None:
+        with self._lock:
+            self.starting.pop(refused.slot, None)
+            self.connection.sendall(frame(refused))
 
     def _signal(self, message: Signal) -> None:
-        job = self.jobs.get(message.slot)
-        if job is None:
-            return
-        process = job.process
-        {
-            "suspend": process.suspend,
-            "continue": process.resume,
-            "soft kill": process.soft_kill,
-            "hard kill": process.hard_kill,
-            "SIGKILL": process.hard_kill,
-        }.get(message.action, lambda: None)()
+        with self._lock:
+            waiting = self.starting.get(message.slot)
+            if waiting is not None:  # for the job being started there: once it runs
+                waiting.append(message)
+                return
+            job = self.jobs.get(message.slot)
+        if job is not None:
+            _act(job.process, message.action)
 
     def _exited(self, pidfd: int) -> None:
         """The job's pidfd became readable: reaped at once, then finished (its output
         brought back) here, or in a thread when it transfers files."""
-        job = self.exiting.get(pidfd)
-        if job is None or job.process.reap() is None:
-            return
-        self._poll.unregister(pidfd)
-        del self.exiting[pidfd]
-        if self.jobs.get(job.start.slot) is job:
-            del self.jobs[job.start.slot]
+        with self._lock:
+            job = self.exiting.get(pidfd)
+            if job is None or job.process.reap() is None:
+                return
+            self._poll.unregister(pidfd)
+            del self.exiting[pidfd]
+            if self.jobs.get(job.start.slot) is job:
+                del self.jobs[job.start.slot]
         if job.start.plan.transfer:
             self._finishing.submit(self._finish_apart, job)
         else:
@@ -154,18 +174,20 @@ class Service:
 
     def _finish_apart(self, job: _Job) -> None:
         message = self._finish(job)
-        with self._send_lock:
+        with self._lock:
             self.connection.sendall(message)
 
     def _flush(self) -> None:
         if self._out:
             data = b"".join(self._out)
             self._out.clear()
-            with self._send_lock:
+            with self._lock:
                 self.connection.sendall(data)
 
     def _stop(self) -> None:
-        """Every job killed and reaped, the spares removed; the loop ends."""
+        """Every job killed (once its start is through) and reaped, the spares removed;
+        the loop ends."""
+        self._starts.shutdown(wait=True)
         for job in list(self.exiting.values()):
             job.process.hard_kill()
         for job in list(self.exiting.values()):
@@ -173,6 +195,17 @@ class Service:
                 os.waitpid(job.process.pid, 0)
         self.spares.clear()
         self._running = False
+
+
+def _act(process: JobProcess, action: str) -> None:
+    """A startd action on the job's process group."""
+    {
+        "suspend": process.suspend,
+        "continue": process.resume,
+        "soft kill": process.soft_kill,
+        "hard kill": process.hard_kill,
+        "SIGKILL": process.hard_kill,
+    }.get(action, lambda: None)()
 
 
 def main(argv: list[str] | None = None) -> None:
