@@ -67,7 +67,8 @@ def launch(
     hold = run_copies(input_copies(plan, scratch), sandbox.user, "input", via_shim=via_shim)
     if hold is not None:
         raise StartError(hold)
-    sandbox.snapshot()
+    if plan.transfer:  # what the job changes goes back (output_copies)
+        sandbox.snapshot()
     cwd = plan.cwd(scratch)
     executable = plan.executable(scratch)
     environment = job_run_environment(

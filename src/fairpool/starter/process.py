@@ -230,7 +230,7 @@ class JobProcess:
         transfer = not self._killed if transfer_output is None else transfer_output
         scratch = str(self.sandbox.path)
         try:
-            changed = self.sandbox.changed_files() if transfer else []
+            changed = self.sandbox.changed_files() if transfer and self.plan.transfer else []
             copies = output_copies(self.plan, scratch, changed) if transfer else []
             hold = run_copies(copies, self.sandbox.user, "output", via_shim=self._copy_via_shim)
         finally:

@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+import msgspec
 from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 
 from ..classad import ClassAd, Expr
@@ -226,4 +227,13 @@ def _history_row(job: ClassAd) -> dict[str, object]:
 
 
 def _dump(obj: object) -> str:
-    return json.dumps(obj, separators=(",", ":"))
+    """An ad's JSON (from ``ad_to_json``, which writes no NaN or infinity) as msgspec
+    writes it, about ten times as fast as ``json`` (a row at each job's start and end);
+    ``json`` for what msgspec refuses (a string that is no UTF-8)."""
+    try:
+        return _encode(obj).decode()
+    except UnicodeEncodeError:
+        return json.dumps(obj, separators=(",", ":"))
+
+
+_encode = msgspec.json.Encoder().encode
