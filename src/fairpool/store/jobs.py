@@ -35,6 +35,7 @@ _HEADER = 0
 _JOB = (jobs.c.schedd == bindparam("s"), jobs.c.cluster == bindparam("c"))
 _UPDATE = update(jobs).where(*_JOB, jobs.c.proc == bindparam("p")).values(ad=bindparam("ad"))
 _DELETE = delete(jobs).where(*_JOB, jobs.c.proc == bindparam("p"))
+_RECORD = insert(job_history)
 _DELETE_CLUSTER = delete(job_clusters).where(
     job_clusters.c.schedd == bindparam("s"), job_clusters.c.cluster == bindparam("c")
 )
@@ -149,7 +150,7 @@ class JobStore:
         def write(conn: Connection) -> None:
             if keys:
                 conn.execute(_DELETE, keys)
-                conn.execute(insert(job_history), history)
+                conn.execute(_RECORD, history)
             if empty:
                 conn.execute(_DELETE_CLUSTER, empty)
             if update_rows is not None:
