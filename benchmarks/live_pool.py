@@ -174,14 +174,16 @@ def _bare_spawn_rate(count: int, width: int) -> float:
 
 
 def _cpu(directory: Path) -> tuple[float, float]:
-    """CPU seconds (user and system) of this process and of the pool in ``directory``:
-    on a busy machine, what a figure cost is clearer than how long it took."""
+    """CPU seconds (user and system) of this process and of the pool in ``directory``
+    (its process and its starter process, not the jobs): on a busy machine, what a
+    figure cost is clearer than how long it took."""
     import psutil
 
     mine = os.times()
-    pid = int((directory / "master.pid").read_text())
-    theirs = psutil.Process(pid).cpu_times()
-    return mine.user + mine.system, theirs.user + theirs.system
+    pool = psutil.Process(int((directory / "master.pid").read_text()))
+    starters = [p for p in pool.children() if "fairpool.starter.service" in p.cmdline()]
+    theirs = [p.cpu_times() for p in (pool, *starters)]
+    return mine.user + mine.system, sum(t.user + t.system for t in theirs)
 
 
 def _ads(http: httpx.Client, url: str, kind: str) -> list:
