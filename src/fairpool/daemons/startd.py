@@ -445,22 +445,20 @@ class StartdDaemon:
     def ads(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The slot ads and each one's private ClaimId."""
         now = int(self.ctx.env.now)
-        address = self.ctx.address
+        common = {  # the same in every slot's ad (the duty cycle reads this process's CPU)
+            "ApiAddress": self.url,
+            **self.ctx.identity(),
+            "StartdIpAddr": self.ctx.address,
+            "LastHeardFrom": now,
+            "MyCurrentTime": now,
+            "DaemonStartTime": int(self.ctx.started),
+        }
         ads, private = [], {}
         for name, slot in self.startd.slots.items():
             if name not in self.secret:
                 self.secret[name] = self._new_claim_id()
             ad = ad_to_json(slot.ad)
-            ad.update(
-                {
-                    "ApiAddress": self.url,
-                    **self.ctx.identity(),
-                    "StartdIpAddr": address,
-                    "LastHeardFrom": now,
-                    "MyCurrentTime": now,
-                    "DaemonStartTime": int(self.ctx.started),
-                }
-            )
+            ad.update(common)
             if self.gpu_monitor is not None:
                 ad.update(self.gpu_monitor.figures(slot.ad.get("AssignedGPUs"), self.ctx.env.now))
             ads.append(ad)
