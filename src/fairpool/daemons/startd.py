@@ -42,7 +42,7 @@ import psutil
 
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_to_json
-from ..errors import ClassAdSyntaxError
+from ..errors import ClassAdSyntaxError, FairpoolError
 from ..startd import MODERN, Activity, Change, Startd, StartdPolicy, State
 from ..startd.layout import machine_ads
 from ..startd.node import (
@@ -169,7 +169,8 @@ class StartdDaemon:
     # -- the starter (the node calls these) ---------------------------------------------
     def start(self, slot: str, job: ClassAd) -> None:
         """Hand the job to the starter process; ``activate`` awaits its answer. A job
-        whose ad cannot run anywhere is refused here (StartError)."""
+        whose ad cannot run anywhere is refused here (StartError, a hold), and so is any
+        job while no starter process can be made (FairpoolError: back to idle)."""
         machine = self.startd.slots[slot].ad
         try:
             message = Start.of(
@@ -182,11 +183,14 @@ class StartdDaemon:
         except StartError as err:
             self.refusals[slot] = err
             raise
+        try:
+            self.starter.start(message)
+        except OSError as err:
+            raise FairpoolError(f"the starter process could not be started: {err}") from None
         claim = self._activating
         started = asyncio.get_running_loop().create_future()
         self.runs[slot] = _Run(message.run, message.job, claim, started)
         self.claims[claim].job = message.job
-        self.starter.start(message)
 
     def signal(self, slot: str, action: str) -> bool:
         run = self.runs.get(slot)

@@ -67,6 +67,9 @@ class StarterLink:
             self.process = subprocess.Popen(
                 command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL
             )
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
         ours.setblocking(False)

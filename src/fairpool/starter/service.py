@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     # a terminal's ^C reaches the whole process group: the startd decides what stops
     signal.signal(signal.SIGINT, lambda *_: None)  # not SIG_IGN: the jobs must not inherit it
+    os.set_inheritable(args.socket, False)  # never a job's
     connection = socket.socket(fileno=args.socket)
     records = Records(args.records)
     try:
