@@ -81,8 +81,7 @@ class _Run:
     job: str
     claim: str
     started: asyncio.Future[Started | Refused]
-    pid: int = 0  # once started
-    create_time: float = 0.0
+    pid: int = 0  # once started (the machine's measures read the jobs' processes)
     exit: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, float] = field(default_factory=dict)
     hold: dict[str, Any] | None = None
@@ -208,7 +207,7 @@ class StartdDaemon:
             self._exited(message.slot, run, message)
         elif not run.started.done():
             if isinstance(message, Started):
-                run.pid, run.create_time = message.pid, message.create_time
+                run.pid = message.pid
                 self.log.info("starting job %s on %s (pid %d)", run.job, message.slot, run.pid)
             run.started.set_result(message)
 
@@ -513,6 +512,9 @@ class StartdDaemon:
         """The pool stops: jobs are killed (their schedd finds them idle when it starts
         again), and the slot ads withdrawn."""
         await self.starter.stop()
+        for slot, run in self.runs.items():  # activations still waiting: refused
+            if not run.started.done():
+                run.started.set_result(Refused(slot, run.number, "the startd stops"))
         for task in list(self._tasks):
             task.cancel()
         with contextlib.suppress(Exception):

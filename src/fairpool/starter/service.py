@@ -114,7 +114,7 @@ class Service:
             hold = (error.reason, error.code, error.subcode)
             self._refuse(Refused(slot, start.run, str(error), hold))
             return
-        except OSError as error:  # the machine's trouble (execute directory, fork)
+        except Exception as error:  # the machine's trouble (execute directory, fork...)
             self._refuse(Refused(slot, start.run, f"the starter failed: {error}"))
             return
         self.records.write(slot, process.pid, process.create_time, start.job)
