@@ -4,7 +4,8 @@ Nothing submitted is lost; every job completes; each job either ran once or, if 
 running when the pool died, was run again and recorded as evicted (its user log says so
 before the new run); the jobs left running by the dead pool are killed when its startd
 starts again (they are not left to run beside their second run); and the accountant's
-usage, committed each cycle, is kept.
+usage, committed each cycle, is kept. And a starter process killed alone (the pool goes
+on): its jobs are killed at once, recorded as evicted and run again by a new starter.
 """
 
 from __future__ import annotations
@@ -65,6 +66,46 @@ def test_kill_9_during_a_busy_run_then_restart(tmp_path: Path) -> None:
     # usage committed before the kill is kept, and keeps growing
     assert after["accumulated_usage"] >= before["accumulated_usage"] > 0
     assert after["priority"] > 0.5
+
+
+def test_a_starter_process_killed_alone_has_its_jobs_killed_and_run_again(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "job.sh").write_text(PROGRAM)
+    (work / "job.sh").chmod(0o755)
+    submit = (
+        "executable = job.sh\narguments = $(Process)\nlog = jobs.log\n"
+        "request_memory = 64\nshould_transfer_files = NO\nqueue 4\n"
+    )
+    pool = LivePool(tmp_path / "pool", NUM_CPUS=2, NEGOTIATOR_INTERVAL=1)
+    with pool:
+        pool.submit(submit, work)
+        pool.wait(lambda: len(_job_processes(work)) == 2, 30, "two jobs running")
+        starter = _starter(pool)
+        running = _job_processes(work)
+        starter.kill()
+        pool.wait(lambda: not any(_alive(p) for p in running), 20, "its jobs killed")
+        pool.wait(lambda: len(pool.history()) == 4, 60, "every job to complete")
+        assert _starter(pool).pid != starter.pid
+        history = pool.history()
+    assert all(h["JobStatus"] == 4 and h["ExitCode"] == 0 for h in history)
+    log = events(work / "jobs.log")
+    for proc in range(4):
+        seq = log[f"1.{proc}"]
+        assert seq[-1] == 5 and seq.count(5) == 1 and seq.count(1) == seq.count(4) + 1, seq
+    assert sum(log[f"1.{proc}"].count(4) for proc in range(4)) == 2  # both run again
+
+
+def _starter(pool: LivePool) -> psutil.Process:
+    """The pool's starter process."""
+    pid = pool.pid()
+    assert pid is not None
+    (found,) = (
+        child
+        for child in psutil.Process(pid).children()
+        if "fairpool.starter.service" in child.cmdline()
+    )
+    return found
 
 
 def _job_processes(work: Path) -> list[psutil.Process]:

@@ -266,6 +266,33 @@ def test_a_start_the_starter_refuses_is_refused_with_its_reason():
     assert m.starter.calls == [("start", SLOT, 1)]
 
 
+def test_a_start_the_starter_refuses_later_leaves_the_claim_as_a_refusal_would():
+    """A starter of its own process answers after ``activate`` returned: its refusal
+    brings the slot back to Claimed/Idle and reports nothing (activate's caller says)."""
+    m = Machine({})
+    first = job(1)
+    m.run(first, t=10)
+    m.node.refused(11, SLOT)
+    assert m.pair == (State.CLAIMED, Activity.IDLE)
+    assert m.node.running == {}
+    assert m.events() == []
+    m.node.refused(12, SLOT)  # nothing runs there any more: nothing happens
+    assert m.node.activate(13, SLOT, first).accepted
+
+
+def test_a_job_lost_with_its_starter_is_vacated():
+    """The starter process died (its jobs killed by their records): the job is vacated,
+    and its claim ends with it."""
+    m = Machine({})
+    m.run(job(1), t=10)
+    m.node.lost(20, SLOT)
+    assert m.events() == [(VACATED, 1, 0)]
+    assert m.pair == (State.UNCLAIMED, Activity.IDLE)
+    assert m.node.running == {}
+    m.node.lost(21, SLOT)
+    assert m.events() == []
+
+
 def test_a_start_without_a_claim_never_reaches_the_starter():
     m = Machine({})
     reply = m.node.activate(10, SLOT, job(1))

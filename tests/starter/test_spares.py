@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from starter_jobs import wait_for
 
-from fairpool.classad import ClassAd
+from fairpool.classad import ClassAd, write_old
 from fairpool.starter import ExitRecord, JobProcess, Spares, remove_stale_sandboxes
 from fairpool.starter.identity import job_user
 from fairpool.starter.sandbox import Sandbox
@@ -96,7 +96,7 @@ def test_an_ad_file_replaced_in_a_spare_is_not_written_through(tmp_path):
     (spare / ".job.ad").unlink()  # a process the last job left behind swaps it meanwhile
     (spare / ".job.ad").symlink_to(target)
     sandbox = Sandbox.create(execute, job_user(pwd.getpwuid(os.geteuid()).pw_name), spares)
-    job_path, machine_path = sandbox.write_ads(ClassAd({"ClusterId": 7}), None)
+    job_path, machine_path = sandbox.write_ads(write_old(ClassAd({"ClusterId": 7})).encode(), None)
     assert target.read_text() == "untouched" and machine_path is None
     assert Path(job_path).read_text() == "ClusterId = 7\n" and not Path(job_path).is_symlink()
 

@@ -391,7 +391,8 @@ class Schedd(Claiming):
             await self._release(claim)
             return
         outcome = shadow.exited(job, exit, usage, claim.slot_ad, now)
-        self._log(job, outcome.event, now)
+        if job_log_path(job) is not None:  # its event made only for a log to hold it
+            self._log(job, outcome.event, now)
         self.counts["JobsExited"] += 1
         if outcome.status == COMPLETED:
             self.counts["JobsCompleted"] += 1

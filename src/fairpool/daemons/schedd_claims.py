@@ -198,7 +198,7 @@ class Claiming:
         startd = self.ctx.in_process(claim.startd, "startd")
         try:
             if startd is not None:
-                reply = startd.activate(claim.id, sent)
+                reply = await startd.activate(claim.id, sent)
             else:
                 reply = await self.api(claim.startd).post(
                     "/activate", {"claim": claim.id, "job": ad_to_json(sent)}

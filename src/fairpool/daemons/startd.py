@@ -13,35 +13,36 @@ daemon is its starter (real processes, fairpool.starter) and its messenger.
 * A claim on a partitionable slot carves a dynamic slot; the reply hands the schedd
   what is left of the partitionable slot, with a fresh ClaimId, so that it can start
   more jobs there (``CLAIM_PARTITIONABLE_LEFTOVERS``).
-* The startd's decisions are carried out on the job's process group: suspend (SIGSTOP),
-  continue (SIGCONT), soft kill (the job's KillSig, SIGTERM by default) and, once
-  ``MaxVacateTime`` is over, hard kill (SIGKILL). A process's exit is noticed through its
-  pidfd; the job's schedd hears of each step.
+* Its starter is a process of its own (fairpool.starter.service, started at the first
+  job), so that the jobs' processes are made, watched and cleaned up beside the daemons'
+  work rather than in turn with it. The startd's decisions are carried out there on the
+  job's process group: suspend (SIGSTOP), continue (SIGCONT), soft kill (the job's
+  KillSig, SIGTERM by default) and, once ``MaxVacateTime`` is over, hard kill (SIGKILL).
+  A job's activation is answered once the starter has started it, or said why not; the
+  job's schedd hears of each step after.
 * The slot ads go to the collector at every change (a moment later, together) and every
   ``UPDATE_INTERVAL``.
-* The starters it runs are recorded in SPOOL's SQLite database, even where DATABASE_URL
-  puts the pool's state elsewhere: they are this machine's processes, of no use to
-  another host, and written at every job start (without fsync: a power loss
-  ends them anyway); a startd starting after a crash kills the jobs its last run left
-  behind (their schedd puts them back to idle).
+* The starter records each job it starts in ``SPOOL/starters`` (starter/records.py): a
+  startd starting after a crash kills the jobs its last run left behind (their schedd
+  puts them back to idle). Should the starter process die, its jobs are killed the same
+  way and their schedds told they were vacated; the next job starts another.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 import psutil
-from sqlalchemy import bindparam, delete, insert, select
-from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_to_json
-from ..errors import ClassAdSyntaxError
+from ..errors import ClassAdSyntaxError, FairpoolError
 from ..startd import MODERN, Activity, Change, Startd, StartdPolicy, State
 from ..startd.layout import machine_ads
 from ..startd.node import (
@@ -52,30 +53,17 @@ from ..startd.node import (
     ExecuteNode,
     NodeEvent,
 )
-from ..starter import (
-    JobProcess,
-    Spares,
-    StartError,
-    TransferError,
-    kill_leftover,
-    remove_stale_sandboxes,
-)
-from ..store.database import open_database, starters
+from ..starter import StartError, kill_leftover, remove_stale_sandboxes
+from ..starter.messages import Exited, Refused, Start, Started
+from ..starter.records import read_records
 from .client import Api
 from .context import Context, filesystem_domain, knob_float
 from .errors import BadRequest, Forbidden, NotFound
 from .gpus import GpuMonitor, discover, resource_environment, with_gpus
 from .measures import MachineMeasures
+from .starter_link import StarterLink
 
 __all__ = ["StartdDaemon"]
-
-_SQLITE = sqlite_dialect()
-# A starter's record, made and dropped with every job: SPOOL's SQLite statements, compiled
-# once and run as they are (SQLAlchemy's execution of a statement costs twice the write).
-_FORGET_STARTER = str(
-    delete(starters).where(starters.c.slot == bindparam("slot")).compile(dialect=_SQLITE)
-)
-_RECORD_STARTER = str(insert(starters).compile(dialect=_SQLITE))  # slot, pid, create_time, job
 
 _UPDATE_DELAY = 0.2  # seconds: changes close together go to the collector in one update
 
@@ -89,9 +77,11 @@ class _Claim:
 
 @dataclass
 class _Run:
-    process: JobProcess
+    number: int  # the starter's messages name it
     job: str
     claim: str
+    started: asyncio.Future[Started | Refused]
+    pid: int = 0  # once started (the machine's measures read the jobs' processes)
     exit: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, float] = field(default_factory=dict)
     hold: dict[str, Any] | None = None
@@ -110,20 +100,20 @@ class StartdDaemon:
         self.runs: dict[str, _Run] = {}  # slot -> its starter
         self.secret: dict[str, str] = {}  # slot -> the ClaimId a match must bring
         self.published: set[str] = set()
-        self.refusals: dict[str, StartError] = {}
+        self.refusals: dict[str, StartError] = {}  # slot -> why its job cannot start
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
         self._update_due = False
         self._activating = ""  # the claim whose job the node is starting
-        self._ended: set[str] = set()  # slots whose starter's record is to be dropped
+        self._numbers = itertools.count(1)  # of runs
         self._claims_unsure = True  # a claim may have ended (see _forget_ended_claims)
         self._slot_count = 0
         self._wake = None
-        # the processes it records die with the machine: no fsync needed for them
-        self.engine = open_database(ctx.paths.spool, fsync=False)
+        self.records = ctx.paths.spool / "starters"  # the starter's record of its jobs
         self._clean_up_after_crash()
-        self._records = self.engine.raw_connection()  # the starters', kept open: see _record
-        self.spares = Spares(ctx.paths.execute)  # the sandboxes of finished jobs, emptied
+        self.starter = StarterLink(
+            ctx.paths.execute, self.records, self._heard_from_starter, self._starter_lost
+        )
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)
         detected = {  # the machine's own, for NUM_CPUS and MEMORY left unset
@@ -139,7 +129,7 @@ class StartdDaemon:
         for ad in ads:  # the domains the schedds' jobs compare with theirs
             ad["FileSystemDomain"] = filesystem_domain(ctx)
             ad["UidDomain"] = (ctx.config.get("UID_DOMAIN") or "").strip() or ctx.host
-        measures = MachineMeasures(lambda: [r.process.pid for r in self.runs.values()])
+        measures = MachineMeasures(lambda: [r.pid for r in self.runs.values() if r.pid])
         self.node = ExecuteNode(Startd(self.policy, ads, measures, start=now), self, self._changed)
         self.node.advance(now)
         self._after()
@@ -177,77 +167,72 @@ class StartdDaemon:
 
     # -- the starter (the node calls these) ---------------------------------------------
     def start(self, slot: str, job: ClassAd) -> None:
-        claim = self._activating
+        """Hand the job to the starter process; ``activate`` awaits its answer. A job
+        whose ad cannot run anywhere is refused here (StartError, a hold), and so is any
+        job while no starter process can be made (FairpoolError: back to idle)."""
         machine = self.startd.slots[slot].ad
         try:
-            process = JobProcess.spawn(
+            message = Start.of(
                 job,
                 slot=slot,
-                execute_dir=self.ctx.paths.execute,
                 machine_ad=machine,
                 assigned=resource_environment(self.ctx.config, machine),
-                spares=self.spares,
+                run=next(self._numbers),
             )
         except StartError as err:
             self.refusals[slot] = err
             raise
-        name = f"{job.get('ClusterId')}.{job.get('ProcId')}"
-        self.runs[slot] = _Run(process, name, claim)
-        self.claims[claim].job = name
-        self._record(slot, (slot, process.pid, process.create_time, name))
-        asyncio.get_running_loop().add_reader(process.pidfd, self._exited, slot)
-        self.log.info("starting job %s on %s (pid %d)", name, slot, process.pid)
-
-    def _record(self, slot: str, starter: tuple) -> None:
-        """The slot's new starter (slot, pid, create_time, job) recorded, and the starters
-        that ended since the last record forgotten, in one transaction on the connection
-        kept for them: written at every job start, where a connection from the pool cost
-        as much as the write. An ended starter's record waits for the next start: until
-        then a restart finds its pid gone or with another start time, and kills nothing."""
-        connection = self._records.driver_connection
-        self._ended.add(slot)
-        with connection:  # commits
-            connection.executemany(_FORGET_STARTER, [(name,) for name in self._ended])
-            connection.execute(_RECORD_STARTER, starter)
-        self._ended.clear()
+        try:
+            self.starter.start(message)
+        except OSError as err:
+            raise FairpoolError(f"the starter process could not be started: {err}") from None
+        claim = self._activating
+        started = asyncio.get_running_loop().create_future()
+        self.runs[slot] = _Run(message.run, message.job, claim, started)
+        self.claims[claim].job = message.job
 
     def signal(self, slot: str, action: str) -> bool:
         run = self.runs.get(slot)
         if run is None:
             return False
-        process = run.process
-        {
-            "suspend": process.suspend,
-            "continue": process.resume,
-            "soft kill": process.soft_kill,
-            "hard kill": process.hard_kill,
-            "SIGKILL": process.hard_kill,
-        }.get(action, lambda: None)()
+        self.starter.signal(slot, action)
         self.log.info("%s: %s job %s", slot, action, run.job)
         return False
 
-    def _exited(self, slot: str) -> None:
-        """The job's process is gone (its pidfd became readable): reaped at once, its
-        output brought back off the event loop, then the startd told."""
-        run = self.runs.get(slot)
-        record = run.process.reap() if run is not None else None
-        if run is None or record is None:
+    def _heard_from_starter(self, message: Started | Refused | Exited) -> None:
+        run = self.runs.get(message.slot)
+        if run is None or run.number != message.run:  # a run the startd has let go of
             return
-        asyncio.get_running_loop().remove_reader(run.process.pidfd)
-        run.exit = record.attrs()
-        self.spawn(self._finish(slot, run))
+        if isinstance(message, Exited):
+            self._exited(message.slot, run, message)
+        elif not run.started.done():
+            if isinstance(message, Started):
+                run.pid = message.pid
+                self.log.info("starting job %s on %s (pid %d)", run.job, message.slot, run.pid)
+            run.started.set_result(message)
 
-    async def _finish(self, slot: str, run: _Run) -> None:
-        try:
-            await asyncio.get_running_loop().run_in_executor(None, run.process.finish)
-        except TransferError as err:
-            run.hold = {"reason": err.reason, "code": err.code, "subcode": err.subcode}
-        run.usage = run.process.usage().attrs()
-        self._ended.add(slot)  # its record is dropped with the next start's
+    def _exited(self, slot: str, run: _Run, message: Exited) -> None:
+        """The job's process is gone and its sandbox cleaned up: the startd told."""
+        run.exit, run.usage = message.exit, message.usage
+        if message.hold is not None:
+            reason, code, subcode = message.hold
+            run.hold = {"reason": reason, "code": code, "subcode": subcode}
         self.log.info("job %s on %s exited: %s", run.job, slot, run.exit)
-        if self.runs.get(slot) is run:
-            self.node.exited(int(self.ctx.env.now), slot)
-            self._after()
+        self.node.exited(int(self.ctx.env.now), slot)
+        self._after()
+
+    def _starter_lost(self) -> None:
+        """The starter process died: what it ran is killed (by its records), each job
+        reported vacated, and the next start begins another starter."""
+        self.log.error("the starter process ended; its jobs are killed and go back to idle")
+        self._clean_up_after_crash()
+        now = int(self.ctx.env.now)
+        for slot, run in list(self.runs.items()):
+            if not run.started.done():
+                run.started.set_result(Refused(slot, run.number, "the starter process ended"))
+            else:
+                self.node.lost(now, slot)
+        self._after()
 
     # -- the schedd's requests ----------------------------------------------------------
     def claim(
@@ -289,21 +274,34 @@ class StartdDaemon:
             return None
         return {"slot": matched, "claim_id": self.secret[matched], "slot_ad": ad_to_json(pslot.ad)}
 
-    def activate(self, claim_id: str, job: ClassAd) -> dict[str, Any]:
+    async def activate(self, claim_id: str, job: ClassAd) -> dict[str, Any]:
+        """Start the job under the claim; answered once it runs, or with why not (a
+        ``hold`` when the starter says the job cannot start, as for a missing
+        executable)."""
         claim = self._known(claim_id)
         if claim.job is not None:
             raise BadRequest(f"a job already runs under this claim on {claim.slot}")
+        slot = claim.slot
         self._activating = claim_id
-        reply = self.node.activate(int(self.ctx.env.now), claim.slot, job)
+        reply = self.node.activate(int(self.ctx.env.now), slot, job)
         answer: dict[str, Any] = {"accepted": reply.accepted, "reason": reply.reason}
-        refusal = self.refusals.pop(claim.slot, None)
+        refusal = self.refusals.pop(slot, None)
         if refusal is not None:
-            answer["hold"] = {
-                "reason": refusal.reason,
-                "code": refusal.code,
-                "subcode": refusal.subcode,
-            }
+            answer["hold"] = _hold(refusal.reason, refusal.code, refusal.subcode)
+        run = self.runs.get(slot) if reply.accepted else None
         self._after()
+        if run is None:
+            return answer
+        started = await run.started
+        if isinstance(started, Refused):
+            answer = {"accepted": False, "reason": started.reason}
+            if started.hold is not None:
+                answer["hold"] = _hold(*started.hold)
+            if self.runs.get(slot) is run:
+                del self.runs[slot]
+                claim.job = None
+                self.node.refused(int(self.ctx.env.now), slot)
+                self._after()
         return answer
 
     def release(self, claim_id: str) -> dict[str, Any]:
@@ -450,22 +448,20 @@ class StartdDaemon:
     def ads(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The slot ads and each one's private ClaimId."""
         now = int(self.ctx.env.now)
-        address = self.ctx.address
+        common = {  # the same in every slot's ad (the duty cycle reads this process's CPU)
+            "ApiAddress": self.url,
+            **self.ctx.identity(),
+            "StartdIpAddr": self.ctx.address,
+            "LastHeardFrom": now,
+            "MyCurrentTime": now,
+            "DaemonStartTime": int(self.ctx.started),
+        }
         ads, private = [], {}
         for name, slot in self.startd.slots.items():
             if name not in self.secret:
                 self.secret[name] = self._new_claim_id()
             ad = ad_to_json(slot.ad)
-            ad.update(
-                {
-                    "ApiAddress": self.url,
-                    **self.ctx.identity(),
-                    "StartdIpAddr": address,
-                    "LastHeardFrom": now,
-                    "MyCurrentTime": now,
-                    "DaemonStartTime": int(self.ctx.started),
-                }
-            )
+            ad.update(common)
             if self.gpu_monitor is not None:
                 ad.update(self.gpu_monitor.figures(slot.ad.get("AssignedGPUs"), self.ctx.env.now))
             ads.append(ad)
@@ -504,23 +500,21 @@ class StartdDaemon:
 
     # -- start and stop -----------------------------------------------------------------
     def _clean_up_after_crash(self) -> None:
-        with self.engine.connect() as conn:
-            left = conn.execute(select(starters)).all()
-        for row in left:
-            if kill_leftover(row.pid, row.create_time):
-                self.log.info("killed job %s (pid %d) left by the last run", row.job, row.pid)
-        with self.engine.begin() as conn:
-            conn.execute(delete(starters))
+        """Kill the jobs a starter that ended left running (by its records), and remove
+        their sandboxes and its spares."""
+        for record in read_records(self.records, remove=True):
+            if kill_leftover(record.pid, record.create_time):
+                self.log.info("killed job %s (pid %d) left by the last run", record.job, record.pid)
         for path in remove_stale_sandboxes(self.ctx.paths.execute):
             self.log.info("removed %s, left by the last run", path)
 
     async def close(self) -> None:
         """The pool stops: jobs are killed (their schedd finds them idle when it starts
         again), and the slot ads withdrawn."""
-        for run in list(self.runs.values()):
-            with contextlib.suppress(Exception):
-                asyncio.get_running_loop().remove_reader(run.process.pidfd)
-            run.process.hard_kill()
+        await self.starter.stop()
+        for slot, run in self.runs.items():  # activations still waiting: refused
+            if not run.started.done():
+                run.started.set_result(Refused(slot, run.number, "the startd stops"))
         for task in list(self._tasks):
             task.cancel()
         with contextlib.suppress(Exception):
@@ -529,9 +523,10 @@ class StartdDaemon:
                 await self.ctx.collectors.invalidate("Machine", names=names)
         for api in self._apis.values():
             await api.close()
-        self._records.close()
-        self.engine.dispose()
-        self.spares.clear()
+
+
+def _hold(reason: str, code: int, subcode: int) -> dict[str, Any]:
+    return {"reason": reason, "code": code, "subcode": subcode}
 
 
 def _expr(text: str | None, what: str) -> Expr | None:

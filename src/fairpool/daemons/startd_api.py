@@ -38,7 +38,8 @@ def startd_router(startd: StartdDaemon) -> APIRouter:
 
     @api.post("/activate", summary="Start a job under a claim")
     async def activate(body: dict[str, Any]) -> dict[str, Any]:
-        return startd.activate(_text(body, "claim") or "", ad_from_json(body.get("job"), "job"))
+        job = ad_from_json(body.get("job"), "job")
+        return await startd.activate(_text(body, "claim") or "", job)
 
     @api.post("/release", summary="Give up a claim (its job, if any, is vacated)")
     async def release(body: dict[str, Any]) -> dict[str, Any]:

@@ -15,8 +15,9 @@ user log and saves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from ..classad import ClassAd
 from ..classad.match import evaluate, satisfied
@@ -38,11 +39,17 @@ _RESOURCES = (("Cpus", "RequestCpus"), ("Disk", "RequestDisk"), ("Memory", "Requ
 
 @dataclass(frozen=True)
 class Outcome:
-    """Where an exited job goes (``COMPLETED``, ``HELD`` or ``IDLE``) and its log event."""
+    """Where an exited job goes (``COMPLETED``, ``HELD`` or ``IDLE``) and its log event,
+    made when asked for (its resources table evaluates the job's requests, for nothing
+    when the job has no user log): ask before the job changes again."""
 
     status: int
-    event: UserLogEvent
+    make_event: Callable[[], UserLogEvent]
     hold_reason: str = ""
+
+    @property
+    def event(self) -> UserLogEvent:
+        return self.make_event()
 
 
 def started(job: ClassAd, slot: str, address: str, now: float) -> Executing:
@@ -99,7 +106,7 @@ def exited(
     job.update(dict(exit_attrs))
     job["CommittedTime"] = _int(job, "CommittedTime") + run
     job["CommittedSlotTime"] = _number(job, "CommittedSlotTime") + run * _cpus(job, slot)
-    event = _terminated(job, usage, slot, now)
+    event = partial(_terminated, job, usage, slot, now)
     if _true(job, "OnExitHold", now):
         reason = "The job attribute OnExitHold expression evaluated to TRUE"
         return Outcome(HELD, event, reason)

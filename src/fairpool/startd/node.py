@@ -119,6 +119,26 @@ class ExecuteNode:
         self.settle(t)
         return reply
 
+    def refused(self, t: int, slot: str) -> None:
+        """The starter could not start the job ``activate`` gave it on ``slot`` after all
+        (a starter that answers later than ``activate`` returns): as if refused there."""
+        if self.running.pop(slot, None) is None:
+            return
+        self.suspended.discard(slot)
+        target = self.startd.slots.get(slot)
+        if target is not None and target.job_active:
+            self.startd.starter_exit(t, slot=slot)
+        self.settle(t)
+
+    def lost(self, t: int, slot: str) -> None:
+        """The job's process on ``slot`` was lost with its starter (and killed): vacated,
+        whatever the startd was doing with it, and its claim ended with it (the schedd
+        forgets a claim whose job was vacated)."""
+        if slot in self.running:
+            self._gone(t, slot)
+            self.startd.release(t, slot=slot)
+            self.settle(t)
+
     def exited(self, t: int, slot: str) -> str | None:
         """The starter's process on ``slot`` ended: ``vacated`` when the startd was
         evicting the job, ``exited`` when it ended by itself (None: no job ran there)."""

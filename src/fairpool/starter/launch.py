@@ -25,9 +25,7 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Mapping
 
-from ..classad import ClassAd
 from .environment import job_run_environment
 from .hold import (
     FAILED_TO_ACCESS_USER_ACCOUNT,
@@ -38,7 +36,7 @@ from .hold import (
     Hold,
     StartError,
 )
-from .plan import JobPlan
+from .messages import Start
 from .sandbox import Sandbox
 from .transfer import input_copies, run_copies, shim_command
 
@@ -59,36 +57,30 @@ _STEPS = {
 
 
 def launch(
-    ad: ClassAd,
-    plan: JobPlan,
-    sandbox: Sandbox,
-    slot: str,
-    machine_ad: ClassAd | None,
-    *,
-    via_shim: bool = False,
-    assigned: Mapping[str, str] | None = None,
+    start: Start, sandbox: Sandbox, *, via_shim: bool = False
 ) -> tuple[subprocess.Popen, bool]:
     """Fill the sandbox and start the job in a new session; StartError when it cannot.
-    Also says whether the shim exec'd the job (always with ``via_shim``, for tests).
-    ``assigned``: environment variables for the slot's assigned resources."""
+    Also says whether the shim exec'd the job (always with ``via_shim``, for tests)."""
+    plan = start.plan
     scratch = str(sandbox.path)
-    job_ad, machine = sandbox.write_ads(ad, machine_ad)
+    job_ad, machine = sandbox.write_ads(start.job_ad, start.machine_ad)
     hold = run_copies(input_copies(plan, scratch), sandbox.user, "input", via_shim=via_shim)
     if hold is not None:
         raise StartError(hold)
-    sandbox.snapshot()
+    if plan.transfer:  # what the job changes goes back (output_copies)
+        sandbox.snapshot()
     cwd = plan.cwd(scratch)
     executable = plan.executable(scratch)
     environment = job_run_environment(
         plan.environment,
         scratch=scratch,
         cwd=cwd,
-        slot=slot,
-        cpus=_cpus(plan, machine_ad),
+        slot=start.slot,
+        cpus=start.cpus,
         home=sandbox.user.home,
         job_ad=job_ad,
         machine_ad=machine,
-        assigned=assigned,
+        assigned=start.assigned,
     )
     spec = {
         "user": sandbox.user.spec(),
@@ -247,9 +239,3 @@ def _launch_hold(report: dict) -> Hold:
         code, what = _STEPS[step]
         return Hold.from_errno(code, number, what.format(path=path))
     return Hold(f"Failed to start the job: {path}", FAILED_TO_CREATE_PROCESS)
-
-
-def _cpus(plan: JobPlan, machine_ad: ClassAd | None) -> int:
-    """The slot's cores when its ad says, else what the job requested."""
-    cpus = machine_ad.get("Cpus") if machine_ad is not None else None
-    return cpus if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0 else plan.cpus

@@ -29,11 +29,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ..classad import ClassAd
-from .hold import Hold, StartError, TransferError
+from .hold import StartError, TransferError
 from .identity import job_user
 from .launch import launch
 from .leftovers import start_time
-from .plan import JobPlan, plan_job
+from .messages import Start, from_slot
+from .plan import JobPlan
 from .sandbox import Sandbox
 from .spares import Spares
 from .transfer import output_copies, run_copies
@@ -127,20 +128,32 @@ class JobProcess:
 
         ``via_shim`` starts the job and copies its files through the shim even when no user
         switch needs it: the tests run every start both ways."""
+        start = Start.of(ad, slot=slot, machine_ad=machine_ad, assigned=dict(assigned or {}))
+        return cls.launch(start, execute_dir=execute_dir, via_shim=via_shim, spares=spares)
+
+    @classmethod
+    def launch(
+        cls,
+        start: Start,
+        *,
+        execute_dir: str | os.PathLike[str],
+        via_shim: bool = False,
+        spares: Spares | None = None,
+    ) -> JobProcess:
+        """``spawn`` from a job already read into a ``Start`` (the starter process gets
+        them so); the same errors."""
+        plan, slot = start.plan, start.slot
         try:
-            plan = plan_job(ad)
             user = job_user(plan.owner)
         except StartError as error:
-            raise StartError(_from_slot(error.hold, slot)) from None
+            raise StartError(from_slot(error.hold, slot)) from None
         sandbox = Sandbox.create(execute_dir, user, spares)
         before = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
         try:
-            popen, shimmed = launch(
-                ad, plan, sandbox, slot, machine_ad, via_shim=via_shim, assigned=assigned
-            )
+            popen, shimmed = launch(start, sandbox, via_shim=via_shim)
         except StartError as error:
             sandbox.remove()
-            raise StartError(_from_slot(error.hold, slot)) from None
+            raise StartError(from_slot(error.hold, slot)) from None
         except BaseException:
             sandbox.remove()
             raise
@@ -217,13 +230,13 @@ class JobProcess:
         transfer = not self._killed if transfer_output is None else transfer_output
         scratch = str(self.sandbox.path)
         try:
-            changed = self.sandbox.changed_files() if transfer else []
+            changed = self.sandbox.changed_files() if transfer and self.plan.transfer else []
             copies = output_copies(self.plan, scratch, changed) if transfer else []
             hold = run_copies(copies, self.sandbox.user, "output", via_shim=self._copy_via_shim)
         finally:
             self.sandbox.remove()
         if hold is not None:
-            raise TransferError(_from_slot(hold, self.slot))
+            raise TransferError(from_slot(hold, self.slot))
 
     def _signal(self, number: int) -> bool:
         if self._record is not None:
@@ -263,8 +276,3 @@ async def wait(process: JobProcess) -> ExitRecord:
 def _settle(future: asyncio.Future) -> None:
     if not future.done():
         future.set_result(None)
-
-
-def _from_slot(hold: Hold, slot: str) -> Hold:
-    """HTCondor prefixes the reasons its starter gives with the slot they come from."""
-    return replace(hold, reason=f"Error from {slot}: {hold.reason}")

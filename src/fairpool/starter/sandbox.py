@@ -17,7 +17,6 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..classad import ClassAd, write_old
 from .identity import JobUser
 from .plan import STDERR_NAME, STDOUT_NAME
 
@@ -76,9 +75,10 @@ class Sandbox:
             return cls(path, user, spares, kept)
         raise FileExistsError(f"{execute}: no free dir_<n> below {_MAX_DIRS}")
 
-    def write_ads(self, job: ClassAd, machine: ClassAd | None) -> tuple[str, str | None]:
-        """The job ad and the machine ad (when there is one) written for the job to read;
-        their paths. An ad file a spare brought that has no ad this time is removed."""
+    def write_ads(self, job: bytes, machine: bytes | None) -> tuple[str, str | None]:
+        """The job ad and the machine ad (when there is one), in the old syntax as
+        ``write_old`` gives them, written for the job to read; their paths. An ad file a
+        spare brought that has no ad this time is removed."""
         job_path = self.write_ad(JOB_AD_NAME, job)
         machine_path = self.write_ad(MACHINE_AD_NAME, machine) if machine is not None else None
         for name in self._kept:
@@ -86,14 +86,15 @@ class Sandbox:
         self._kept.clear()
         return job_path, machine_path
 
-    def write_ad(self, name: str, ad: ClassAd) -> str:
-        """Write an ad in the old format (as ``condor_q -l`` prints it) for the job to read.
+    def write_ad(self, name: str, ad: bytes) -> str:
+        """Write an ad's text in the old format (as ``condor_q -l`` prints it) for the job
+        to read.
 
         Created exclusively and without following links: the directory already belongs to
         the job's user, whose other processes must not get a root starter to write elsewhere.
         A spare's file is written over in place, once it proves to be the same plain file."""
         path = self.path / name
-        text = memoryview(write_old(ad).encode())
+        text = memoryview(ad)
         size = len(text)
         fd = self._reopen(name)
         reused = fd is not None

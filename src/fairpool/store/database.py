@@ -54,7 +54,6 @@ __all__ = [
     "resource_samples",
     "shown",
     "sqlite_url",
-    "starters",
     "submitter_samples",
 ]
 
@@ -148,17 +147,6 @@ job_history = Table(
     Column("ad", String, nullable=False),
     Column("schedd", String, nullable=False, server_default=""),
     Index("ix_job_history_schedd_id", "schedd", "id"),
-)
-
-# The startd's running starters, so that a restarted startd finds what its last run
-# left behind (always in the machine's own SPOOL: the processes are this machine's).
-starters = Table(
-    "starters",
-    METADATA,
-    Column("slot", String, primary_key=True),
-    Column("pid", Integer, nullable=False),
-    Column("create_time", Float, nullable=False),
-    Column("job", String, nullable=False),
 )
 
 # The collector's persistent ads (COLLECTOR_PERSISTENT_AD_LOG): absent and offline slot

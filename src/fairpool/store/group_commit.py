@@ -8,6 +8,9 @@ the next transaction: one fsync for all of them. A commit starts once the loop h
 it was running when the first write came, so the writes of one step go together too (a
 job's exit and the start of the next job on its claim: one fsync, not two). Each caller
 still resumes only once its write is on disk, in the order the writes were handed over.
+The thread keeps its connection from one commit to the next (taking one from the
+engine's pool and giving it back cost as much as a commit's statements); a commit that
+fails gives it up, and the next takes a fresh one.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class GroupCommit:
         self._draining = False  # the thread commits, or is about to (see write)
         self._due = False  # a commit starts when the loop gets to it
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="group-commit")
+        self._connection: Connection | None = None  # the thread's, between commits
         self._closed = False
 
     def write(self, write: Write) -> asyncio.Future[None]:
@@ -65,6 +69,7 @@ class GroupCommit:
         """Wait for the writes handed over, then stop the thread."""
         self._closed = True
         self._start()
+        self._thread.submit(self._let_go)
         self._thread.shutdown(wait=True)
 
     def _must_be_open(self) -> None:
@@ -88,14 +93,24 @@ class GroupCommit:
                     self._draining = False
                     return
             try:
-                with self.engine.begin() as conn:
+                if self._connection is None:
+                    self._connection = self.engine.connect()
+                with self._connection.begin():
                     for write, _ in batch:
-                        write(conn)
+                        write(self._connection)
             except Exception:
+                self._let_go()
                 outcomes = self._one_by_one(batch)  # only the writes that fail report it
             else:
                 outcomes = [(saved, None) for _, saved in batch]
             _settle(outcomes)
+
+    def _let_go(self) -> None:
+        """Give the thread's connection back (it failed, or the writer closes)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.close()
 
     def _one_by_one(self, batch: list[tuple[Write, asyncio.Future[None]]]) -> list[_Outcome]:
         outcomes: list[_Outcome] = []

@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+import msgspec
 from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 
 from ..classad import ClassAd, Expr
@@ -34,6 +35,7 @@ _HEADER = 0
 _JOB = (jobs.c.schedd == bindparam("s"), jobs.c.cluster == bindparam("c"))
 _UPDATE = update(jobs).where(*_JOB, jobs.c.proc == bindparam("p")).values(ad=bindparam("ad"))
 _DELETE = delete(jobs).where(*_JOB, jobs.c.proc == bindparam("p"))
+_RECORD = insert(job_history)
 _DELETE_CLUSTER = delete(job_clusters).where(
     job_clusters.c.schedd == bindparam("s"), job_clusters.c.cluster == bindparam("c")
 )
@@ -148,7 +150,7 @@ class JobStore:
         def write(conn: Connection) -> None:
             if keys:
                 conn.execute(_DELETE, keys)
-                conn.execute(insert(job_history), history)
+                conn.execute(_RECORD, history)
             if empty:
                 conn.execute(_DELETE_CLUSTER, empty)
             if update_rows is not None:
@@ -226,4 +228,13 @@ def _history_row(job: ClassAd) -> dict[str, object]:
 
 
 def _dump(obj: object) -> str:
-    return json.dumps(obj, separators=(",", ":"))
+    """An ad's JSON (from ``ad_to_json``, which writes no NaN or infinity) as msgspec
+    writes it, about ten times as fast as ``json`` (a row at each job's start and end);
+    ``json`` for what msgspec refuses (a string that is no UTF-8)."""
+    try:
+        return _encode(obj).decode()
+    except UnicodeEncodeError:
+        return json.dumps(obj, separators=(",", ":"))
+
+
+_encode = msgspec.json.Encoder().encode

@@ -3,7 +3,7 @@
 process at a time.
 
 Two branches of revisions: ``state`` (the pool's database: the accountant, the job queue
-and history, the startd's starters, the collector's persistent ads) and ``pool_history``
+and history, the collector's persistent ads) and ``pool_history``
 (the HTCondorView samples, in a file of their own unless they share the pool's PostgreSQL
 database). Opening checks the database's revisions first, so a database already at the
 heads costs one query; otherwise the upgrade runs under a lock (SQLite: ``BEGIN
