@@ -220,7 +220,9 @@ class ClassAd(AdBase, MutableMapping):
     def eval(self, name: str, target: ClassAd | None = None, *, now: float | None = None) -> Any:
         """Evaluate an attribute in this ad (against ``target``); Python value back."""
         expr = self._exprs.get(name.lower())
-        if expr is not None and expr.const is not NOT_CONST:
+        if expr is None:
+            return UNDEFINED  # absent: nothing to evaluate
+        if expr.const is not NOT_CONST:
             return to_python(expr.const)  # a literal reads nothing: no evaluation needed
         return to_python(_match.evaluate_attribute(self, name, target, now=_now(now)))
 

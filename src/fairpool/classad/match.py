@@ -26,6 +26,7 @@ from . import compile as _compile
 from .ad import ClassAd, Expr, new_state
 from .nodes import Literal, MatchSide
 from .scope import MATCH_SCOPE_NAMES, NOT_CONST, EvalState, eval_attr
+from .values import UNDEFINED, Error
 
 __all__ = [
     "evaluate",
@@ -72,8 +73,6 @@ def _guarded(st: EvalState, expr: Expr) -> Any:
     try:
         return st.run(expr.node, st)
     except RecursionError:
-        from .values import Error
-
         return Error("expression nests too deeply")
 
 
@@ -81,8 +80,6 @@ def evaluate_attribute(
     ad: ClassAd, name: str, target: ClassAd | None = None, *, now: float, run: Any = None
 ) -> Any:
     """The raw value of attribute ``name`` of ``ad`` (UNDEFINED when absent)."""
-    from .values import UNDEFINED
-
     expr = ad._exprs.get(name.lower())
     if expr is None:
         return UNDEFINED
