@@ -31,6 +31,7 @@ REQUIREMENTS = (
     "TARGET.Slot1_RemoteUserPrio =?= UNDEFINED",  # what a cycle puts on free slots too
     "TARGET.Near",  # a slot attribute that reads one of them
     'eval(strcat("Mem", "ory")) > 1024',  # a name computed
+    "MY.SubmitterUserPrio < 5",  # what a cycle sets on the job (only when read)
 )
 RANKS = ("TARGET.Memory", 'TARGET.Name == "slot2@host3"', "-TARGET.EnteredCurrentState")
 POLICIES = (None, "False", "True", "RemoteUserPrio > SubmitterUserPrio * 1.2")
@@ -50,6 +51,8 @@ def pools(draw):
                 slot.set(ConcurrencyLimits=draw(st.sampled_from(["lic:1", "lic:0.5", "db:2"])))
         if draw(st.integers(0, 5)) == 0:
             slot.rank(draw(st.sampled_from(["TARGET.ImageSize", 'Owner == "ann" ? 10 : 0'])))
+        if draw(st.integers(0, 7)) == 0:
+            slot.start("TARGET.SubmitterUserResourcesInUse < 2")
         slot.set(SlotWeight=draw(st.sampled_from([1.0, 0.1, 2.5])))
         slots.append(slot.build())
     jobs = []

@@ -28,7 +28,13 @@ from .attribute import attribute
 from .autocluster import NameCollector, Signatures, significant_attributes
 from .candidates import Turn
 from .concurrency import LimitCounter
-from .ephemeral import LIVE_USAGE, Annotations, LiveUsage, live_usage_expr
+from .ephemeral import (
+    LIVE_USAGE,
+    Annotations,
+    LiveUsage,
+    live_usage_expr,
+    may_read_job_annotations,
+)
 from .groups import ROOT, GroupNode, assigned_group, build_tree
 from .hgq import allocate_and_negotiate
 from .ledger import Standing
@@ -58,6 +64,10 @@ __all__ = [
 
 
 _MENTIONS = attrgetter("mentions")
+# the negotiator's expressions evaluated with a slot and a job
+_MATCH_EXPRESSIONS = attrgetter(
+    "pre_job_rank", "post_job_rank", "preemption_requirements", "preemption_rank"
+)
 
 
 @dataclass(frozen=True)
@@ -132,6 +142,9 @@ def run_cycle(
     )
     if standing is not None:
         state.unlisted = standing.listed
+        state.annotate_jobs = standing.job_annotations_read or may_read_job_annotations(
+            _MATCH_EXPRESSIONS(params)
+        )
         if standing.policy_blocks is not None:
             state.busy_policy = _busy_policy(state, standing, standing.policy_blocks)
     tree = _groups(state, by_submitter, slots, pool, standing) if params.groups.enabled else None

@@ -16,21 +16,25 @@ ends, so a cycle leaves its inputs unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from typing import Any
 
 from ..classad import ClassAd, Expr
 from ..classad.ad import _literal_expr
 from ..classad.builtins import builtin
+from ..classad.dependence import names_read
+from ..classad.scope import NOT_CONST
 from ..classad.values import ERROR
 
 __all__ = [
+    "JOB_ANNOTATIONS",
     "LIVE_USAGE",
     "Annotations",
     "LiveUsage",
     "is_cross_slot_annotation",
     "is_slot_annotation",
+    "may_read_job_annotations",
 ]
 
 
@@ -59,6 +63,19 @@ def _in_use_by_group(st: Any, args: list[Any]) -> Any:
 
 
 _ON_SLOTS = frozenset({"remoteuserprio", "remoteuserfloor", "remoteuserresourcesinuse"})
+JOB_ANNOTATIONS = frozenset(  # what a cycle sets on the job being matched, in lower case
+    n.lower()
+    for n in (
+        "SubmitterUserPrio",
+        "SubmittorPrio",
+        "SubmitterUserResourcesInUse",
+        "SubmitterNegotiatingGroup",
+        "SubmitterAutoregroup",
+        "SubmitterGroup",
+        "SubmitterGroupResourcesInUse",
+        "SubmitterGroupQuota",
+    )
+)
 _CROSS_SLOT = re.compile(r"^slot[0-9]+_remoteuserprio$", re.IGNORECASE)
 
 
@@ -71,6 +88,19 @@ def is_cross_slot_annotation(name: str) -> bool:
     """Whether ``name`` is ``Slot<N>_RemoteUserPrio``, the one annotation a cycle also
     puts on free slots (every slot of a machine where a user runs)."""
     return _CROSS_SLOT.match(name) is not None
+
+
+def may_read_job_annotations(exprs: Iterable[Expr | None]) -> bool:
+    """Whether evaluating any of ``exprs`` can read an attribute a cycle sets on the job
+    it matches: one of them names one, or reads a name it computes (eval, whole ads).
+    Where nothing that a cycle evaluates can, the job need not be annotated."""
+    for expr in exprs:
+        if expr is None or expr.const is not NOT_CONST:
+            continue
+        names = names_read(expr.node)
+        if names is None or not JOB_ANNOTATIONS.isdisjoint(names):
+            return True
+    return False
 
 
 class Annotations:

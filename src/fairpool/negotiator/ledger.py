@@ -58,7 +58,7 @@ from ..classad.vector import SlotColumns, VectorMatch
 from .autocluster import NameCollector
 from .candidates import current_rank, priority_preemption_ruled_out
 from .concurrency import held_limits
-from .ephemeral import is_slot_annotation
+from .ephemeral import is_slot_annotation, may_read_job_annotations
 from .params import NegotiatorParams
 from .slot_copies import Copies, copies_key
 from .slot_shapes import JOB, alike, clone, shape_key
@@ -124,6 +124,7 @@ class Standing:
     mentions: frozenset[str]  # job attributes their Requirements and Rank reach
     users_on: Mapping[object, Mapping[str, tuple[int, int, str]]]  # Machine -> slot -> ...
     policy_blocks: Callable[..., bool] | None = None  # SlotLedger.policy_blocks
+    job_annotations_read: bool = True  # some slot may read what a cycle sets on a job
 
     def on_machine(self, machine: object) -> list[tuple[int, int, str]]:
         """(collector order, SlotID, remote user) of the standing slots of ``machine``."""
@@ -145,6 +146,7 @@ class _Entry:
     blocked: bool = False  # busy, and PREEMPTION_REQUIREMENTS is what keeps it
     listed: bool = False  # a candidate of the plain cycle (trim keeps it), never taken
     free: bool = False  # a free static slot: one of some copies
+    notes: bool = True  # its expressions may read what a cycle sets on a job
     kind: tuple | None = None  # its copies' key, when its shape decides it
     copies: Copies | None = None  # the copies it is one of
 
@@ -179,6 +181,7 @@ class SlotLedger:
         self._shapes: dict[tuple, _Entry] = {}  # an entry read for each shape of ad
         self._order: list[_Entry] | None = None  # the active entries in collector order
         self._every: list[_Entry] | None = None  # they and every copy, in that order
+        self._noting = 0  # slots whose expressions may read a job's annotations
         self.collector = NameCollector()
         self._count = 0
         self._listed = 0
@@ -229,6 +232,7 @@ class SlotLedger:
         """A slot read afresh takes its place: among its copies (free, counted as
         standing, listed as a cycle's queue needs), standing, or active."""
         self.entries[name] = entry
+        self._noting += entry.notes
         if entry.free:
             key = entry.kind or copies_key(
                 entry.ad, entry.slot.weight, entry.counted, entry.effective
@@ -263,6 +267,7 @@ class SlotLedger:
         fixed = _fixed(ad, params)
         slot = read_slot(ad, seq, params, now) if slot_is_fetched(ad, params, now) else None
         entry = _Entry(seq, ad, slot, fixed)
+        entry.notes = may_read_job_annotations(ad._exprs.values())
         if not fixed or slot is None:
             return entry
         entry.free = _copyable(slot)
@@ -290,6 +295,7 @@ class SlotLedger:
 
     def _leave(self, name: str, entry: _Entry) -> None:
         """A slot leaves its place (it changed, or it is gone)."""
+        self._noting -= entry.notes
         if entry.copies is not None:
             entry.copies.remove(entry)
             if not entry.copies.members:
@@ -444,6 +450,7 @@ class SlotLedger:
             mentions=frozenset().union(*self._mentions),
             users_on=self._users,
             policy_blocks=self.policy_blocks if self._blocked else None,
+            job_annotations_read=self._noting > 0,
         )
 
     def usage(self, now: float) -> dict[str, Usage]:

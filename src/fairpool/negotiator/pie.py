@@ -20,7 +20,7 @@ from ..classad import ClassAd
 from .candidates import NO_PREEMPTION, REASONS, REJECT_LIMIT, Candidate, Turn, find_slot
 from .concurrency import LimitCounter, job_limits, rejection
 from .consumption import deduct
-from .ephemeral import Annotations
+from .ephemeral import Annotations, may_read_job_annotations
 from .params import NegotiatorParams
 from .results import Match, Rejection
 from .slots import Slot, slot_weight
@@ -60,6 +60,9 @@ class CycleState:
     # PREEMPTION_REQUIREMENTS reason (negotiator/ledger.py)
     busy_policy: Callable[[ClassAd, Turn], bool] | None = None
     unlisted: int = 0  # candidates left out of ``slots`` that no match can take
+    # whether a slot or the negotiator may read what a cycle sets on a job (else only a
+    # job that may read it itself is annotated)
+    annotate_jobs: bool = True
 
     def weighted_usage(self, name: str) -> float:
         held = self.usage.get(name)
@@ -309,7 +312,10 @@ def _annotate_request(
     state: CycleState, pie: _Pie, submitter: str, job: ClassAd, again: bool
 ) -> None:
     """The Submitter* attributes on the job; ``again``: the same job as the turn's last
-    request (one request matched over and over), whose usage alone has changed since."""
+    request (one request matched over and over), whose usage alone has changed since.
+    Not when nothing the cycle evaluates can read them (CycleState.annotate_jobs)."""
+    if not state.annotate_jobs and not may_read_job_annotations(job._exprs.values()):
+        return
     notes = state.annotations
     group = state.group_of(submitter)
     if again:

@@ -31,8 +31,8 @@ _NODE = attrgetter("node")
 
 
 def shape_key(ad: ClassAd) -> tuple | None:
-    """The ad's attribute names and syntax trees but its volatile ones' (None when its
-    Name is not a literal string or its Machine not a literal: read for each ad)."""
+    """The ad's attribute names and syntax trees but its volatile literals' (None when
+    its Name is not a literal string or its Machine not a literal: read for each ad)."""
     exprs = ad._exprs
     name, machine = exprs.get("name"), exprs.get("machine")
     if name is None or not isinstance(name.const, str):
@@ -42,7 +42,8 @@ def shape_key(ad: ClassAd) -> tuple | None:
     names = tuple(exprs)
     trees = list(map(id, map(_NODE, exprs.values())))
     for volatile in _VOLATILE.intersection(exprs):
-        trees[names.index(volatile)] = 0
+        if exprs[volatile].const is not NOT_CONST:  # a literal reads nothing
+            trees[names.index(volatile)] = 0
     return names, tuple(trees)
 
 

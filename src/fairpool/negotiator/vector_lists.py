@@ -45,25 +45,13 @@ from .candidates import (
     current_rank,
     match_list,
 )
+from .ephemeral import JOB_ANNOTATIONS
 from .kept_values import WIDTH, KeptValues
 from .params import NegotiatorParams
 from .slots import Slot
 
 __all__ = ["CandidateSlots", "VectorLists", "satisfied_cells"]
 
-_PER_SUBMITTER = frozenset(
-    n.lower()
-    for n in (
-        "SubmitterUserPrio",
-        "SubmittorPrio",
-        "SubmitterUserResourcesInUse",
-        "SubmitterNegotiatingGroup",
-        "SubmitterAutoregroup",
-        "SubmitterGroup",
-        "SubmitterGroupResourcesInUse",
-        "SubmitterGroupQuota",
-    )
-)
 _NONE = -1
 _EMPTY = np.zeros(0, np.int64)
 _TAKEN, _AD, _NAME = attrgetter("_taken"), attrgetter("ad"), attrgetter("name")
@@ -223,7 +211,7 @@ class VectorLists:
             ok, ranks, slot_rank, preempt = self._stages(vm, rows, claimed)
             read = {name: job_token(job, name) for name in vm.read}
             entry = self._entry(read, rows[ok], ranks, claimed[ok], slot_rank, preempt)
-            if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
+            if not vm.dynamic and not (vm.read & JOB_ANNOTATIONS):
                 self.cache[autocluster] = entry
             return entry
         table = np.zeros((len(rows), WIDTH))
@@ -243,7 +231,7 @@ class VectorLists:
         if before is not None:
             read = {**before.read, **read}
         entry = self._entry(read, rows[met], table[met, 1:], claimed[met], slot_rank, preempt)
-        if not vm.dynamic and not (vm.read & _PER_SUBMITTER):
+        if not vm.dynamic and not (vm.read & JOB_ANNOTATIONS):
             self.cache[autocluster] = entry
             plain = np.flatnonzero(~claimed)
             evaluated = np.flatnonzero(~done[plain])
