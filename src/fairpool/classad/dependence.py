@@ -121,11 +121,11 @@ def names_read(node: Node) -> frozenset[str] | None:
     found = _READ.get(id(node))
     if found is None or found[0] is not node:
         names: set[str] = set()
-        found = _READ[id(node)] = (node, names if _collect(node, names) else None)
-        if len(_READ) > 100_000:
+        read = frozenset(names) if _collect(node, names) else None
+        if len(_READ) >= 100_000:
             _READ.clear()
-    names = found[1]
-    return None if names is None else frozenset(names)
+        found = _READ[id(node)] = (node, read)
+    return found[1]
 
 
 def _collect(node: Node, names: set[str]) -> bool:

@@ -28,6 +28,7 @@ JOB = frozenset({"jobid", "jobstart", "totaljobruntime"})  # the job a slot runs
 _VOLATILE = IDENTITY | JOB
 _PER_AD = frozenset({"name", "machine"})
 _NODE = attrgetter("node")
+_PLACES: dict[tuple[str, ...], list[int]] = {}  # where each set of names has volatile ones
 
 
 def shape_key(ad: ClassAd) -> tuple | None:
@@ -40,10 +41,16 @@ def shape_key(ad: ClassAd) -> tuple | None:
     if machine is not None and machine.const is NOT_CONST:
         return None
     names = tuple(exprs)
-    trees = list(map(id, map(_NODE, exprs.values())))
-    for volatile in _VOLATILE.intersection(exprs):
-        if exprs[volatile].const is not NOT_CONST:  # a literal reads nothing
-            trees[names.index(volatile)] = 0
+    places = _PLACES.get(names)
+    if places is None:
+        if len(_PLACES) >= 1_000:
+            _PLACES.clear()
+        places = _PLACES[names] = [k for k, name in enumerate(names) if name in _VOLATILE]
+    values = list(exprs.values())
+    trees = list(map(id, map(_NODE, values)))
+    for k in places:
+        if values[k].const is not NOT_CONST:  # a literal reads nothing
+            trees[k] = 0
     return names, tuple(trees)
 
 
