@@ -2,9 +2,10 @@
 its user; a failure at any step becomes the hold HTCondor would give.
 
 A job that runs as the starter's own user is started from the starter's process: the
-working directory checked, stdio opened here, then ``subprocess.Popen`` execs it in a new
-session (a millisecond or so). A job that needs a user switch is exec'd by the shim
-(shim.py), which takes on the user first (tens of milliseconds: an interpreter starts). Both
+working directory checked, stdio opened here, then ``posix_spawn`` (spawn.py; or
+``subprocess.Popen``) execs it in a new session (a millisecond or so). A job that needs a
+user switch is exec'd by the shim (shim.py), which takes on the user first (tens of
+milliseconds: an interpreter starts). Both
 go through the same steps in the same order and name the one that failed with its errno:
 taking on the user (23 FailedToAccessUserAccount), entering the working directory (14
 IwdError), opening stdin (8 UnableToOpenInput), stdout or stderr (7 UnableToOpenOutput),
@@ -38,6 +39,8 @@ from .hold import (
 )
 from .messages import Start
 from .sandbox import Sandbox
+from .spawn import USABLE as SPAWN_USABLE
+from .spawn import Spawned, spawn
 from .transfer import input_copies, run_copies, shim_command
 
 __all__ = ["LAUNCH_TIMEOUT", "launch"]
@@ -58,7 +61,7 @@ _STEPS = {
 
 def launch(
     start: Start, sandbox: Sandbox, *, via_shim: bool = False
-) -> tuple[subprocess.Popen, bool]:
+) -> tuple[subprocess.Popen | Spawned, bool]:
     """Fill the sandbox and start the job in a new session; StartError when it cannot.
     Also says whether the shim exec'd the job (always with ``via_shim``, for tests)."""
     plan = start.plan
@@ -98,7 +101,7 @@ def launch(
     return _start_here(spec, busy_retries=BUSY_RETRIES if written_here else 0), False
 
 
-def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen:
+def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen | Spawned:
     """The shim's steps, in its order, from this process. The working directory is checked
     first: Popen reports a failed chdir as an OSError naming the directory, which an exec
     error cannot be told from by errno alone."""
@@ -128,16 +131,21 @@ def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen:
             os.close(fd)
 
 
-def _popen(spec: dict, stdio: list[int], busy_retries: int) -> subprocess.Popen:
-    """Exec the job in a new session. An executable this process has just copied in may be
+def _popen(spec: dict, stdio: list[int], busy_retries: int) -> subprocess.Popen | Spawned:
+    """Exec the job in a new session (through posix_spawn where the C library can, see
+    spawn.py; else Popen). An executable this process has just copied in may be
     ETXTBSY for a moment: a process that another thread forked while the file was being
     written holds a copy of the write descriptor until it execs, so exec is tried again a few
     times (never for an executable used in place: the shim would not wait for that either)."""
+    executable = spec["executable"]
+    spawned = SPAWN_USABLE and os.path.isabs(executable)
     while True:
         try:
+            if spawned:
+                return spawn(executable, spec["argv"], spec["env"], spec["cwd"], stdio)
             return subprocess.Popen(
                 spec["argv"],
-                executable=spec["executable"],
+                executable=executable,
                 stdin=stdio[0],
                 stdout=stdio[1],
                 stderr=stdio[2],

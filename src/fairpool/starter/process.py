@@ -37,6 +37,7 @@ from .messages import Start, from_slot
 from .plan import JobPlan
 from .sandbox import Sandbox
 from .spares import Spares
+from .spawn import Spawned
 from .transfer import output_copies, run_copies
 from .usage import Usage, sample_tree
 
@@ -83,7 +84,7 @@ class JobProcess:
 
     def __init__(
         self,
-        popen: subprocess.Popen,
+        popen: subprocess.Popen | Spawned,
         sandbox: Sandbox,
         plan: JobPlan,
         slot: str,
