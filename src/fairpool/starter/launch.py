@@ -26,6 +26,7 @@ import signal
 import stat
 import subprocess
 import time
+from dataclasses import dataclass
 
 from .environment import job_run_environment
 from .hold import (
@@ -43,7 +44,7 @@ from .spawn import USABLE as SPAWN_USABLE
 from .spawn import Spawned, spawn
 from .transfer import input_copies, run_copies, shim_command
 
-__all__ = ["LAUNCH_TIMEOUT", "launch"]
+__all__ = ["LAUNCH_TIMEOUT", "Exec", "launch", "prepare"]
 
 LAUNCH_TIMEOUT = 30.0  # seconds for the shim to exec the job (an stdin FIFO or a hung mount)
 BUSY_RETRIES = 20  # tries to exec a transferred executable that another fork holds open
@@ -59,11 +60,36 @@ _STEPS = {
 }
 
 
+@dataclass(frozen=True)
+class Exec:
+    """A job ready to be exec'd: its sandbox filled, its environment made (``prepare``);
+    ``run`` execs it. The two halves may run in different threads: the exec waits for
+    the new process (``Popen`` and ``posix_spawn`` return once it has exec'd, the shim
+    once it has reported)."""
+
+    spec: dict
+    shim: bool  # exec'd through the shim
+    busy_retries: int
+
+    def run(self) -> tuple[subprocess.Popen | Spawned, bool]:
+        """Exec the job in a new session; StartError when it cannot. Also says whether
+        the shim exec'd it."""
+        if self.shim:
+            return _exec_in_shim(self.spec), True
+        return _start_here(self.spec, busy_retries=self.busy_retries), False
+
+
 def launch(
     start: Start, sandbox: Sandbox, *, via_shim: bool = False
 ) -> tuple[subprocess.Popen | Spawned, bool]:
     """Fill the sandbox and start the job in a new session; StartError when it cannot.
     Also says whether the shim exec'd the job (always with ``via_shim``, for tests)."""
+    return prepare(start, sandbox, via_shim=via_shim).run()
+
+
+def prepare(start: Start, sandbox: Sandbox, *, via_shim: bool = False) -> Exec:
+    """Fill the sandbox (the ads, the input files) and plan the job's exec; StartError
+    when the job cannot start."""
     plan = start.plan
     scratch = str(sandbox.path)
     job_ad, machine = sandbox.write_ads(start.job_ad, start.machine_ad)
@@ -95,10 +121,9 @@ def launch(
         "argv": [executable, *plan.arguments],
         "env": environment,
     }
-    if sandbox.user.switch or via_shim or _names_fifo(spec):
-        return _exec_in_shim(spec), True
+    shim = sandbox.user.switch or via_shim or _names_fifo(spec)
     written_here = plan.transfer and plan.transfer_executable  # copied in by this process
-    return _start_here(spec, busy_retries=BUSY_RETRIES if written_here else 0), False
+    return Exec(spec, shim, BUSY_RETRIES if written_here and not shim else 0)
 
 
 def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen | Spawned:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from .hold import StartError, TransferError
 from .messages import Exited, Frames, Refused, Signal, Start, Started, Stop, frame
-from .process import JobProcess
+from .process import JobProcess, Launch
 from .records import Records
 from .spares import Spares
 
@@ -98,24 +98,51 @@ class Service:
             if isinstance(message, Start):
                 with self._lock:
                     self.starting[message.slot] = []
-                self._starts.submit(self._start, message)
+                if message.plan.transfer:  # its input copies may take long: all apart
+                    self._starts.submit(self._start, message)
+                else:
+                    self._prepare(message)
             elif isinstance(message, Signal):
                 self._signal(message)
             else:
                 self._stop()
 
     def _start(self, start: Start) -> None:
-        """In a start thread: the job started and recorded, then reported and watched
-        (in that order, so that its end is reported after its start)."""
+        """In a start thread: the whole start of a job that copies files in."""
+        try:
+            launch = JobProcess.prepare(start, execute_dir=self.execute_dir, spares=self.spares)
+        except Exception as error:
+            self._refused(start, error)
+            return
+        self._exec(launch)
+
+    def _prepare(self, start: Start) -> None:
+        """On the loop: a job's sandbox made and filled; its exec, which waits for the new
+        process, in a start thread. Only the exec's wait is apart: each hand-over to a
+        thread costs the kernel's switches between them."""
+        try:
+            launch = JobProcess.prepare(start, execute_dir=self.execute_dir, spares=self.spares)
+        except Exception as error:
+            self._refused(start, error)
+            return
+        self._starts.submit(self._exec, launch)
+
+    def _refused(self, start: Start, error: Exception) -> None:
+        if isinstance(error, StartError):
+            hold = (error.reason, error.code, error.subcode)
+            self._refuse(Refused(start.slot, start.run, str(error), hold))
+        else:  # the machine's trouble (execute directory, fork...)
+            self._refuse(Refused(start.slot, start.run, f"the starter failed: {error}"))
+
+    def _exec(self, launch: Launch) -> None:
+        """In a start thread: the job exec'd and recorded, then reported and watched (in
+        that order, so that its end is reported after its start)."""
+        start = launch.start
         slot = start.slot
         try:
-            process = JobProcess.launch(start, execute_dir=self.execute_dir, spares=self.spares)
-        except StartError as error:
-            hold = (error.reason, error.code, error.subcode)
-            self._refuse(Refused(slot, start.run, str(error), hold))
-            return
-        except Exception as error:  # the machine's trouble (execute directory, fork...)
-            self._refuse(Refused(slot, start.run, f"the starter failed: {error}"))
+            process = launch.run()
+        except Exception as error:
+            self._refused(start, error)
             return
         self.records.write(slot, process.pid, process.create_time, start.job)
         job = _Job(start, process)
