@@ -25,6 +25,7 @@ import select
 import signal
 import stat
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ from .hold import (
     StartError,
 )
 from .messages import Start
+from .plan import NULL
 from .sandbox import Sandbox
 from .spawn import USABLE as SPAWN_USABLE
 from .spawn import Spawned, spawn
@@ -91,7 +93,7 @@ def prepare(start: Start, sandbox: Sandbox, *, via_shim: bool = False) -> Exec:
     """Fill the sandbox (the ads, the input files) and plan the job's exec; StartError
     when the job cannot start."""
     plan = start.plan
-    scratch = str(sandbox.path)
+    scratch = sandbox.where
     job_ad, machine = sandbox.write_ads(start.job_ad, start.machine_ad)
     hold = run_copies(input_copies(plan, scratch), sandbox.user, "input", via_shim=via_shim)
     if hold is not None:
@@ -131,17 +133,24 @@ def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen | Spawned:
     first: Popen reports a failed chdir as an OSError naming the directory, which an exec
     error cannot be told from by errno alone."""
     step, path = "cwd", spec["cwd"]
-    opened: list[int] = []
+    opened: list[int] = []  # this start's own descriptors, closed once the job has them
+
+    def stdio(path: str, flags: int) -> int:
+        if path == NULL:
+            return _null(flags)
+        opened.append(_open(path, flags))
+        return opened[-1]
+
     try:
         _check_directory(path)
         step, path = "stdin", spec["stdin"]
-        opened.append(_open(path, os.O_RDONLY))
+        given = [stdio(path, os.O_RDONLY)]
         step, path = "stdout", spec["stdout"]
-        opened.append(_open(path, _WRITE))
+        given.append(stdio(path, _WRITE))
         step, path = "stderr", spec["stderr"]
-        opened.append(opened[1] if path == spec["stdout"] else _open(path, _WRITE))
+        given.append(given[1] if path == spec["stdout"] else stdio(path, _WRITE))
         step, path = "exec", spec["executable"]
-        return _popen(spec, opened, busy_retries)
+        return _popen(spec, given, busy_retries)
     except OSError as error:
         if step == "exec" and error.filename is None:
             raise  # no process could be made (fork failed): the machine's trouble, not the job's
@@ -202,9 +211,27 @@ def _open(path: str, flags: int) -> int:
     return fd
 
 
+def _null(flags: int) -> int:
+    """This process's own descriptor of /dev/null for reading or writing, opened once
+    and given to every job whose stdio it is (most jobs' stdin, many jobs' stdout and
+    stderr): an open and a close less per stream and job. What a job could change of
+    it, its file status flags, changes nothing /dev/null does."""
+    with _NULL_LOCK:
+        fd = _NULLS.get(flags)
+        if fd is None:
+            fd = _NULLS[flags] = _open(NULL, flags)
+        return fd
+
+
+_NULLS: dict[int, int] = {}  # open flags -> this process's descriptor of /dev/null
+_NULL_LOCK = threading.Lock()
+
+
 def _names_fifo(spec: dict) -> bool:
     """Whether stdin, stdout or stderr is an existing FIFO (the shim waits for those)."""
     for name in ("stdin", "stdout", "stderr"):
+        if spec[name] == NULL:  # the null device, whatever it is
+            continue
         try:
             if stat.S_ISFIFO(os.stat(spec[name]).st_mode):
                 return True

@@ -238,7 +238,7 @@ class JobProcess:
         self._finished = True
         os.close(self.pidfd)
         transfer = not self._killed if transfer_output is None else transfer_output
-        scratch = str(self.sandbox.path)
+        scratch = self.sandbox.where
         try:
             changed = self.sandbox.changed_files() if transfer and self.plan.transfer else []
             copies = output_copies(self.plan, scratch, changed) if transfer else []
