@@ -24,6 +24,7 @@ import errno
 import os
 import signal
 import stat
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -86,29 +87,49 @@ def spawn(
         if "=" in name:
             raise ValueError("illegal environment variable name")
         variables.append(_encoded(f"{name}={value}"))
-    actions = ctypes.create_string_buffer(_STRUCT)
-    _libc.posix_spawn_file_actions_init(actions)
-    try:
-        for target, fd in enumerate(stdio):
-            _libc.posix_spawn_file_actions_adddup2(actions, fd, target)
-        _addchdir(actions, _encoded(cwd))
-        _addclosefrom(actions, 3)
-        pid = ctypes.c_int()
-        failed = _libc.posix_spawn(
-            ctypes.byref(pid),
-            path,
-            actions,
-            _ATTRIBUTES,
-            (ctypes.c_char_p * (len(args) + 1))(*args, None),
-            (ctypes.c_char_p * (len(variables) + 1))(*variables, None),
-        )
-    finally:
-        _libc.posix_spawn_file_actions_destroy(actions)
+    pid = ctypes.c_int()
+    failed = _libc.posix_spawn(
+        ctypes.byref(pid),
+        path,
+        _actions(tuple(stdio), cwd),
+        _ATTRIBUTES,
+        (ctypes.c_char_p * (len(args) + 1))(*args, None),
+        (ctypes.c_char_p * (len(variables) + 1))(*variables, None),
+    )
     if failed in _NO_PROCESS:  # the machine's trouble, as Popen says it: no file named
         raise OSError(failed, os.strerror(failed))
     if failed:
         raise OSError(failed, os.strerror(failed), _failed_step(cwd, executable))
     return Spawned(pid.value)
+
+
+def _actions(stdio: tuple[int, ...], cwd: str) -> ctypes.Array:
+    """The file actions for these stdio descriptors and working directory: made once per
+    thread and kept (a few per thread, for the jobs of a few working directories), since
+    most jobs repeat both (their Iwd, /dev/null or the lowest free descriptors)."""
+    kept: dict[tuple[tuple[int, ...], str], ctypes.Array] | None = getattr(_kept, "actions", None)
+    if kept is None:
+        kept = _kept.actions = {}
+    actions = kept.get((stdio, cwd))
+    if actions is not None:
+        return actions
+    if len(kept) >= _KEPT:  # this thread's own: no other thread is spawning with them
+        for old in kept.values():
+            _libc.posix_spawn_file_actions_destroy(old)
+        kept.clear()
+    directory = _encoded(cwd)
+    actions = ctypes.create_string_buffer(_STRUCT)
+    _libc.posix_spawn_file_actions_init(actions)
+    for target, fd in enumerate(stdio):
+        _libc.posix_spawn_file_actions_adddup2(actions, fd, target)
+    _addchdir(actions, directory)
+    _addclosefrom(actions, 3)
+    kept[(stdio, cwd)] = actions
+    return actions
+
+
+_kept = threading.local()
+_KEPT = 16  # file actions kept per thread
 
 
 def _failed_step(cwd: str, executable: str) -> str:
