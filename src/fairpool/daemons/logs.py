@@ -13,6 +13,7 @@ for such programs).
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -80,9 +81,11 @@ class DaemonLog(logging.Logger):
             assert isinstance(formatter, LineFormatter)
             line = formatter.line(time.time(), text)
             with handler.lock:  # type: ignore[union-attr]
-                try:
-                    handler.stream.write(line)
-                    handler.stream.flush()
+                try:  # the stream's buffer is empty (each line is flushed): to its file
+                    stream = handler.stream
+                    data = memoryview(line.encode(stream.encoding, stream.errors))
+                    while data:
+                        data = data[os.write(stream.fileno(), data) :]
                     return
                 except Exception:  # closed, or the disk: the logging module says so its way
                     pass

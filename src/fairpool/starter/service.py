@@ -33,7 +33,6 @@ import select
 import signal
 import socket
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .hold import StartError, TransferError
@@ -41,6 +40,7 @@ from .messages import Exited, Frames, Refused, Signal, Start, Started, Stop, fra
 from .process import JobProcess, Launch
 from .records import Records
 from .spares import Spares
+from .workers import Workers
 
 __all__ = ["Service", "main"]
 
@@ -69,8 +69,8 @@ class Service:
         self._frames = Frames(Start | Signal | Stop)
         self._out: list[bytes] = []  # to send after this turn of the loop
         self._lock = threading.Lock()  # the dicts above and the socket's sending side
-        self._starts = ThreadPoolExecutor(STARTING, thread_name_prefix="start")
-        self._finishing = ThreadPoolExecutor(4, thread_name_prefix="finish")
+        self._starts = Workers(STARTING, "start")
+        self._finishing = Workers(4, "finish")
         self._running = True
 
     def run(self) -> None:
@@ -86,8 +86,8 @@ class Service:
                 if not self._running:
                     break
             self._flush()
-        self._starts.shutdown(wait=True)
-        self._finishing.shutdown(wait=True)
+        self._starts.shutdown()
+        self._finishing.shutdown()
 
     def _read(self) -> None:
         data = self.connection.recv(_READ)
@@ -214,7 +214,7 @@ class Service:
     def _stop(self) -> None:
         """Every job killed (once its start is through) and reaped, the spares removed;
         the loop ends."""
-        self._starts.shutdown(wait=True)
+        self._starts.shutdown()
         for job in list(self.exiting.values()):
             job.process.hard_kill()
         for job in list(self.exiting.values()):
