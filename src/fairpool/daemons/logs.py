@@ -4,15 +4,14 @@ writes them.
 A busy startd writes four lines a job, which cost more than some of the job's own steps:
 ``LineFormatter`` writes each second's time once; a ``DaemonLog`` writes a plain message's
 line itself, without the record, filters and formatting the logging module makes of it
-(about half of a line's cost), and without letting another thread in meanwhile; and
-``skip_record_details`` (for the program that runs the daemons: it changes the whole
-process) stops ``logging`` from finding what these lines never show, the caller's source
-line, thread and process (the logging HOWTO's own advice for such programs).
+(about half of a line's cost); and ``skip_record_details`` (for the program that runs the
+daemons: it changes the whole process) stops ``logging`` from finding what these lines
+never show, the caller's source line, thread and process (the logging HOWTO's own advice
+for such programs).
 """
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
 import time
@@ -84,30 +83,13 @@ class DaemonLog(logging.Logger):
             with handler.lock:  # type: ignore[union-attr]
                 try:  # the stream's buffer is empty (each line is flushed): to its file
                     stream = handler.stream
-                    _append(stream.fileno(), line.encode(stream.encoding, stream.errors))
+                    data = memoryview(line.encode(stream.encoding, stream.errors))
+                    while data:
+                        data = data[os.write(stream.fileno(), data) :]
                     return
                 except Exception:  # closed, or the disk: the logging module says so its way
                     pass
         super()._log(level, msg, args, exc_info, extra, stack_info, stacklevel)
-
-
-def _append(fd: int, data: bytes) -> None:
-    """Write ``data`` at the end of the log file ``fd`` (opened to append) without letting
-    go of the interpreter's lock: ``os.write`` lets it go for the call, and the thread
-    waiting for it (the schedd's group commit) takes it, which cost two switches between
-    the threads per line (the pool's process: 1.8 voluntary switches a job with the
-    startd's four lines, 1.1 without). A line goes to the page cache in microseconds."""
-    while data:
-        done = _write(fd, data, len(data))
-        if done < 0:
-            number = ctypes.get_errno()
-            raise OSError(number, os.strerror(number))
-        data = data[done:]
-
-
-_write = ctypes.PyDLL(None, use_errno=True).write  # a PyDLL's calls keep the lock
-_write.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t)
-_write.restype = ctypes.c_ssize_t
 
 
 def skip_record_details() -> None:
