@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 from starter_jobs import WAIT, until, wait_for, wait_readable
 
-from fairpool.starter import ExitRecord
+from fairpool.starter import ExitRecord, launch
 from fairpool.starter.plan import kill_signal
 
 
@@ -199,6 +199,33 @@ def test_the_job_starts_with_default_signal_dispositions(jobs):
     ignored = int((jobs.iwd / "sig").read_text().split()[1], 16)
     assert not ignored & (1 << (signal.SIGPIPE - 1))
     assert not ignored & (1 << (signal.SIGXFSZ - 1))
+
+
+def test_the_job_gets_its_stdio_alone_and_no_blocked_signal(jobs):
+    """Only stdin, stdout and stderr reach the job (a descriptor the starter's process
+    left inheritable does not), and it starts with no signal blocked."""
+    stray = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(stray, True)
+    try:
+        jobs.run(jobs.ad("executable = /bin/ls\narguments = /proc/self/fd\noutput = fds"))
+        jobs.run(
+            jobs.ad("executable = /bin/grep\narguments = SigBlk /proc/self/status\noutput = sig")
+        )
+    finally:
+        os.close(stray)
+    listed = (jobs.iwd / "fds").read_text().split()
+    assert listed[:3] == ["0", "1", "2"] and len(listed) == 4  # and ls's own directory
+    assert int((jobs.iwd / "sig").read_text().split()[1], 16) == 0
+
+
+def test_popen_starts_the_job_where_the_c_library_cannot(jobs, monkeypatch):
+    """Without glibc's posix_spawn chdir and closefrom (spawn.py), Popen starts the job,
+    the same way."""
+    monkeypatch.setattr(launch, "SPAWN_USABLE", False)
+    jobs.script("where.sh", "pwd\nexit 4\n")
+    job, record = jobs.run(jobs.ad("executable = where.sh\noutput = out"))
+    assert record.exit_code == 4
+    assert (jobs.iwd / "out").read_text() == f"{job.sandbox.path}\n"  # its working directory
 
 
 def test_a_fifo_as_stdin_is_waited_for_by_the_shim(jobs):

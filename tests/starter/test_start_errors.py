@@ -211,4 +211,4 @@ def test_a_busy_transferred_executable_is_tried_again(tmp_path):
     finally:
         release.join()
         os.close(null)
-    assert started.wait(10) == 0
+    assert os.waitstatus_to_exitcode(os.waitpid(started.pid, 0)[1]) == 0

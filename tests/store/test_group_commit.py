@@ -4,6 +4,7 @@ one transaction, each caller resuming once its own write is on disk."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from pathlib import Path
 
@@ -61,6 +62,23 @@ def test_a_failing_write_fails_alone(engine):
     assert results[0] is None and results[2] is None
     assert isinstance(results[1], Exception)  # the duplicate key, and only it
     assert _stored(engine) == [1, 2]
+
+
+def test_a_failing_write_is_reported_even_when_nobody_awaits_it(engine, caplog):
+    failures: list[Exception] = []
+    writer = GroupCommit(engine, failures.append)
+
+    async def main() -> None:
+        writer.write(_insert(1))
+        writer.write(_insert(1))  # handed over and left: the writer reports it
+        await writer.write(_insert(2))
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        asyncio.run(main())
+        gc.collect()  # a failed future nobody heard of would complain as it goes
+    writer.close()
+    assert len(failures) == 1 and _stored(engine) == [1, 2]
+    assert "never retrieved" not in caplog.text
 
 
 def test_flush_waits_for_what_was_handed_over(engine):

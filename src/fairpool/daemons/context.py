@@ -32,7 +32,7 @@ from ..runtime.realtime import RealtimeEnvironment
 from ..store.database import database_url as parse_database_url
 from .addresses import CollectorHost
 from .collectors import Collectors
-from .logs import LineFormatter
+from .logs import DaemonLog
 
 if TYPE_CHECKING:
     from ..security.settings import Security
@@ -48,6 +48,8 @@ __all__ = [
     "knob_float",
     "knob_int",
 ]
+
+_LOGS: dict[str, DaemonLog] = {}  # the daemons' logs of this process, by name
 
 # What every daemon ad (and the CEDAR handshake) says the daemon is: the HTCondor
 # release whose protocol the CEDAR front end speaks, built by fairpool. HTCondor's
@@ -135,16 +137,14 @@ class Context:
         return name if self.shared else ""
 
     def logger(self, daemon: str) -> logging.Logger:
-        """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them."""
-        logger = logging.getLogger(f"fairpool.{daemon}.{self.paths.log}")  # one per pool
-        if not logger.handlers:
-            path = self.paths.log / f"{daemon.capitalize()}Log"
-            handler = logging.FileHandler(path)
-            handler.setFormatter(LineFormatter())
-            logger.addHandler(handler)
-            logger.setLevel(logging.INFO)
-            logger.propagate = False
-        return logger
+        """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them (one per pool
+        and daemon in a process)."""
+        path = self.paths.log / f"{daemon.capitalize()}Log"
+        name = f"fairpool.{daemon}.{self.paths.log}"
+        found = _LOGS.get(name)
+        if found is None:
+            found = _LOGS[name] = DaemonLog(name, path)
+        return found
 
     def daemon_url(self, daemon: str) -> str:
         return f"{self.url}/{daemon}"

@@ -27,6 +27,7 @@ since then.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Mapping
@@ -150,8 +151,7 @@ def resource_environment(config: Config, slot: ClassAd) -> dict[str, str]:
     """The variables ``ENVIRONMENT_FOR_Assigned<Res>`` sets for a job on ``slot``, for
     each resource the machine has (``Total<Res>`` more than 0)."""
     found: dict[str, str] = {}
-    knobs = {k for k in config.names() if k.upper().startswith("ENVIRONMENT_FOR_ASSIGNED")}
-    for knob in sorted(knobs | {"ENVIRONMENT_FOR_AssignedGPUs"}):
+    for knob in _resource_knobs(config):
         resource = knob[len("ENVIRONMENT_FOR_ASSIGNED") :]
         total = slot.get(f"Total{resource}")
         if type(total) not in (int, float) or total <= 0:
@@ -166,6 +166,14 @@ def resource_environment(config: Config, slot: ClassAd) -> dict[str, str]:
             elif empty is not None and empty.strip():
                 found[name] = empty.strip()
     return found
+
+
+@functools.lru_cache(maxsize=8)
+def _resource_knobs(config: Config) -> tuple[str, ...]:
+    """The ENVIRONMENT_FOR_Assigned<Res> knobs a configuration sets, and the GPUs' one
+    (a configuration never changes: a reconfig makes a new one; asked at every start)."""
+    knobs = {k for k in config.names() if k.upper().startswith("ENVIRONMENT_FOR_ASSIGNED")}
+    return tuple(sorted(knobs | {"ENVIRONMENT_FOR_AssignedGPUs"}))
 
 
 def _rewritten(value: str, rewrite: str) -> str:

@@ -129,7 +129,7 @@ class Schedd(Claiming):
         self.counts: Counter[str] = Counter()
         self._apis: dict[str, Api] = {}
         self._tasks: set[asyncio.Task] = set()
-        self.writer = GroupCommit(ctx.engine)
+        self.writer = GroupCommit(ctx.engine, self._write_failed)
         self._recover()
         ctx.env.process(self._advertising())
         ctx.env.process(self._periodic())
@@ -481,13 +481,10 @@ class Schedd(Claiming):
         before something else happens (a job's start, a user's reply) awaits the future."""
         if write is None:
             return None
-        saved = self.writer.write(write)
-        saved.add_done_callback(self._write_failed)
-        return saved
+        return self.writer.write(write)
 
-    def _write_failed(self, saved: asyncio.Future[None]) -> None:
-        if not saved.cancelled() and saved.exception() is not None:
-            self.log.error("saving the job queue failed: %s", saved.exception())
+    def _write_failed(self, error: Exception) -> None:
+        self.log.error("saving the job queue failed: %s", error)
 
     async def _on_disk(self) -> None:
         """Every write handed over so far is on disk."""

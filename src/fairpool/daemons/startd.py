@@ -370,13 +370,16 @@ class StartdDaemon:
             self._claims_unsure = True
         elif event.kind in (EXITED, VACATED):
             run = self.runs.pop(event.slot, None)
-            self._claims_unsure = True
+            target = self.startd.slots.get(event.slot)
+            # a claim of a slot that left Claimed ends with its run (a job's exit on a
+            # slot still Claimed ends none: the usual case, which needs no look)
+            if target is None or target.state is not State.CLAIMED:
+                self._claims_unsure = True
             claim_id = run.claim if run is not None else None
             if run is not None:
                 body.update({"usage": run.usage, "exit": run.exit})
                 if run.hold is not None:
                     body["hold"] = run.hold
-            target = self.startd.slots.get(event.slot)
             # whether the claim can run another job (not when CLAIM_WORKLIFE is over)
             body["reusable"] = target is not None and target.pair == (State.CLAIMED, Activity.IDLE)
         else:  # suspended, resumed

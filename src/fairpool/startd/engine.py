@@ -64,11 +64,15 @@ class Engine:
         request: ClassAd | None = None,
         periodic: bool = True,
     ) -> bool:
-        """Run ``rules`` in order: effects of each that holds, until one changes the pair."""
+        """Run ``rules`` in order: effects of each that holds, until one changes the pair.
+        The guards' context is made once, and again only after effects (which may change
+        what the guards look at)."""
+        ctx = None
         for rule in rules:
             if rule.periodic and not periodic:
                 continue
-            ctx = self.context(slot, request)
+            if ctx is None:
+                ctx = self.context(slot, request)
             held, why = True, None
             for guard in rule.guards:
                 held, reason = check(guard, ctx)
@@ -77,10 +81,12 @@ class Engine:
                     break
             if not held:
                 continue
-            named = " and ".join(str(g) for g in rule.guards)
-            for effect in rule.effects:
-                self.effect(slot, effect, request, why)
+            if rule.effects:
+                ctx = None
+                for effect in rule.effects:
+                    self.effect(slot, effect, request, why)
             if rule.transition is not None:
+                named = rule.named
                 text = f"{cause}: {named}" if named else cause
                 self.take(slot, rule.transition, text, why, rule.activity)
                 return True

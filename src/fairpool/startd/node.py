@@ -205,14 +205,18 @@ class ExecuteNode:
         return acted
 
     def _check_jobs(self, t: int) -> bool:
-        """A job whose slot or claim went away without a kill: its starter is stopped."""
-        for slot, job in list(self.running.items()):
-            target = self.startd.slots.get(slot)
+        """A job whose slot or claim went away without a kill: its starter is stopped (the
+        first such, in the order the jobs started; the caller looks again after)."""
+        slots = self.startd.slots
+        for slot, job in self.running.items():
+            target = slots.get(slot)
             if target is None or target.claim is None or target.claim.job is not job:
-                self.starter.signal(slot, "hard kill")
-                self._gone(t, slot)
-                return True
-        return False
+                break
+        else:
+            return False
+        self.starter.signal(slot, "hard kill")
+        self._gone(t, slot)
+        return True
 
     def _gone(self, t: int, slot: str) -> None:
         """The job left ``slot`` on the startd's word: vacated."""

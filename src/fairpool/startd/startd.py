@@ -52,6 +52,7 @@ class Startd(DrainMixin):
         self.start = start
         self.now = start
         self._cursor = start - 1
+        self._upcoming = start  # the next moment a timer or a pass may be due (_run_until)
         ads = (
             [ClassAd()]
             if machine is None
@@ -107,7 +108,8 @@ class Startd(DrainMixin):
             self._sample(max(t, self.now))
 
     def _run_until(self, t: int) -> int | None:
-        """The timers and passes of ``advance``; the moment the last one sampled, if any."""
+        """The timers and passes of ``advance``; the moment the last one sampled, if any.
+        ``_upcoming`` keeps the next moment after ``t`` (no timer is due before it)."""
         sampled = None
         while (moment := self.next_moment()) <= t:
             self._sample(moment)
@@ -117,6 +119,7 @@ class Startd(DrainMixin):
                 self._pass(moment)
             self._cursor = moment
         self._cursor = max(self._cursor, t)
+        self._upcoming = moment
         return sampled
 
     def next_moment(self) -> int:
@@ -167,7 +170,8 @@ class Startd(DrainMixin):
         sees before the sample at ``t`` replaces it)."""
         self._run_until(t - 1)
         self._sample(t)
-        self._fire_timers(t)
+        if self._upcoming <= t:  # else no timer is due at t: none to look for
+            self._fire_timers(t)
         self.refusal = ""
 
     def _fire_timers(self, t: int) -> None:

@@ -34,7 +34,7 @@ asks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from .states import Activity, Pair, State
@@ -230,6 +230,10 @@ class Rule:
     effects: tuple[Effect, ...] = ()
     activity: Activity | None = None
     periodic: bool = False
+    named: str = field(init=False, compare=False, repr=False)  # its guards, for a change's cause
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "named", " and ".join(str(g) for g in self.guards))
 
 
 def R(

@@ -2,9 +2,10 @@
 its user; a failure at any step becomes the hold HTCondor would give.
 
 A job that runs as the starter's own user is started from the starter's process: the
-working directory checked, stdio opened here, then ``subprocess.Popen`` execs it in a new
-session (a millisecond or so). A job that needs a user switch is exec'd by the shim
-(shim.py), which takes on the user first (tens of milliseconds: an interpreter starts). Both
+working directory checked, stdio opened here, then ``posix_spawn`` (spawn.py; or
+``subprocess.Popen``) execs it in a new session (a millisecond or so). A job that needs a
+user switch is exec'd by the shim (shim.py), which takes on the user first (tens of
+milliseconds: an interpreter starts). Both
 go through the same steps in the same order and name the one that failed with its errno:
 taking on the user (23 FailedToAccessUserAccount), entering the working directory (14
 IwdError), opening stdin (8 UnableToOpenInput), stdout or stderr (7 UnableToOpenOutput),
@@ -24,7 +25,9 @@ import select
 import signal
 import stat
 import subprocess
+import threading
 import time
+from dataclasses import dataclass
 
 from .environment import job_run_environment
 from .hold import (
@@ -37,10 +40,13 @@ from .hold import (
     StartError,
 )
 from .messages import Start
+from .plan import NULL
 from .sandbox import Sandbox
+from .spawn import USABLE as SPAWN_USABLE
+from .spawn import Spawned, spawn
 from .transfer import input_copies, run_copies, shim_command
 
-__all__ = ["LAUNCH_TIMEOUT", "launch"]
+__all__ = ["LAUNCH_TIMEOUT", "Exec", "launch", "prepare"]
 
 LAUNCH_TIMEOUT = 30.0  # seconds for the shim to exec the job (an stdin FIFO or a hung mount)
 BUSY_RETRIES = 20  # tries to exec a transferred executable that another fork holds open
@@ -56,13 +62,38 @@ _STEPS = {
 }
 
 
+@dataclass(frozen=True)
+class Exec:
+    """A job ready to be exec'd: its sandbox filled, its environment made (``prepare``);
+    ``run`` execs it. The two halves may run in different threads: the exec waits for
+    the new process (``Popen`` and ``posix_spawn`` return once it has exec'd, the shim
+    once it has reported)."""
+
+    spec: dict
+    shim: bool  # exec'd through the shim
+    busy_retries: int
+
+    def run(self) -> tuple[subprocess.Popen | Spawned, bool]:
+        """Exec the job in a new session; StartError when it cannot. Also says whether
+        the shim exec'd it."""
+        if self.shim:
+            return _exec_in_shim(self.spec), True
+        return _start_here(self.spec, busy_retries=self.busy_retries), False
+
+
 def launch(
     start: Start, sandbox: Sandbox, *, via_shim: bool = False
-) -> tuple[subprocess.Popen, bool]:
+) -> tuple[subprocess.Popen | Spawned, bool]:
     """Fill the sandbox and start the job in a new session; StartError when it cannot.
     Also says whether the shim exec'd the job (always with ``via_shim``, for tests)."""
+    return prepare(start, sandbox, via_shim=via_shim).run()
+
+
+def prepare(start: Start, sandbox: Sandbox, *, via_shim: bool = False) -> Exec:
+    """Fill the sandbox (the ads, the input files) and plan the job's exec; StartError
+    when the job cannot start."""
     plan = start.plan
-    scratch = str(sandbox.path)
+    scratch = sandbox.where
     job_ad, machine = sandbox.write_ads(start.job_ad, start.machine_ad)
     hold = run_copies(input_copies(plan, scratch), sandbox.user, "input", via_shim=via_shim)
     if hold is not None:
@@ -92,28 +123,34 @@ def launch(
         "argv": [executable, *plan.arguments],
         "env": environment,
     }
-    if sandbox.user.switch or via_shim or _names_fifo(spec):
-        return _exec_in_shim(spec), True
+    shim = sandbox.user.switch or via_shim or _names_fifo(spec)
     written_here = plan.transfer and plan.transfer_executable  # copied in by this process
-    return _start_here(spec, busy_retries=BUSY_RETRIES if written_here else 0), False
+    return Exec(spec, shim, BUSY_RETRIES if written_here and not shim else 0)
 
 
-def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen:
+def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen | Spawned:
     """The shim's steps, in its order, from this process. The working directory is checked
     first: Popen reports a failed chdir as an OSError naming the directory, which an exec
     error cannot be told from by errno alone."""
     step, path = "cwd", spec["cwd"]
-    opened: list[int] = []
+    opened: list[int] = []  # this start's own descriptors, closed once the job has them
+
+    def stdio(path: str, flags: int) -> int:
+        if path == NULL:
+            return _null(flags)
+        opened.append(_open(path, flags))
+        return opened[-1]
+
     try:
         _check_directory(path)
         step, path = "stdin", spec["stdin"]
-        opened.append(_open(path, os.O_RDONLY))
+        given = [stdio(path, os.O_RDONLY)]
         step, path = "stdout", spec["stdout"]
-        opened.append(_open(path, _WRITE))
+        given.append(stdio(path, _WRITE))
         step, path = "stderr", spec["stderr"]
-        opened.append(opened[1] if path == spec["stdout"] else _open(path, _WRITE))
+        given.append(given[1] if path == spec["stdout"] else stdio(path, _WRITE))
         step, path = "exec", spec["executable"]
-        return _popen(spec, opened, busy_retries)
+        return _popen(spec, given, busy_retries)
     except OSError as error:
         if step == "exec" and error.filename is None:
             raise  # no process could be made (fork failed): the machine's trouble, not the job's
@@ -128,16 +165,21 @@ def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen:
             os.close(fd)
 
 
-def _popen(spec: dict, stdio: list[int], busy_retries: int) -> subprocess.Popen:
-    """Exec the job in a new session. An executable this process has just copied in may be
+def _popen(spec: dict, stdio: list[int], busy_retries: int) -> subprocess.Popen | Spawned:
+    """Exec the job in a new session (through posix_spawn where the C library can, see
+    spawn.py; else Popen). An executable this process has just copied in may be
     ETXTBSY for a moment: a process that another thread forked while the file was being
     written holds a copy of the write descriptor until it execs, so exec is tried again a few
     times (never for an executable used in place: the shim would not wait for that either)."""
+    executable = spec["executable"]
+    spawned = SPAWN_USABLE and os.path.isabs(executable)
     while True:
         try:
+            if spawned:
+                return spawn(executable, spec["argv"], spec["env"], spec["cwd"], stdio)
             return subprocess.Popen(
                 spec["argv"],
-                executable=spec["executable"],
+                executable=executable,
                 stdin=stdio[0],
                 stdout=stdio[1],
                 stderr=stdio[2],
@@ -169,9 +211,27 @@ def _open(path: str, flags: int) -> int:
     return fd
 
 
+def _null(flags: int) -> int:
+    """This process's own descriptor of /dev/null for reading or writing, opened once
+    and given to every job whose stdio it is (most jobs' stdin, many jobs' stdout and
+    stderr): an open and a close less per stream and job. What a job could change of
+    it, its file status flags, changes nothing /dev/null does."""
+    with _NULL_LOCK:
+        fd = _NULLS.get(flags)
+        if fd is None:
+            fd = _NULLS[flags] = _open(NULL, flags)
+        return fd
+
+
+_NULLS: dict[int, int] = {}  # open flags -> this process's descriptor of /dev/null
+_NULL_LOCK = threading.Lock()
+
+
 def _names_fifo(spec: dict) -> bool:
     """Whether stdin, stdout or stderr is an existing FIFO (the shim waits for those)."""
     for name in ("stdin", "stdout", "stderr"):
+        if spec[name] == NULL:  # the null device, whatever it is
+            continue
         try:
             if stat.S_ISFIFO(os.stat(spec[name]).st_mode):
                 return True

@@ -31,16 +31,17 @@ from dataclasses import dataclass, replace
 from ..classad import ClassAd
 from .hold import StartError, TransferError
 from .identity import job_user
-from .launch import launch
+from .launch import Exec, prepare
 from .leftovers import start_time
 from .messages import Start, from_slot
 from .plan import JobPlan
 from .sandbox import Sandbox
 from .spares import Spares
+from .spawn import Spawned
 from .transfer import output_copies, run_copies
 from .usage import Usage, sample_tree
 
-__all__ = ["ExitRecord", "JobProcess", "wait"]
+__all__ = ["ExitRecord", "JobProcess", "Launch", "wait"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class JobProcess:
 
     def __init__(
         self,
-        popen: subprocess.Popen,
+        popen: subprocess.Popen | Spawned,
         sandbox: Sandbox,
         plan: JobPlan,
         slot: str,
@@ -142,25 +143,34 @@ class JobProcess:
     ) -> JobProcess:
         """``spawn`` from a job already read into a ``Start`` (the starter process gets
         them so); the same errors."""
+        return cls.prepare(start, execute_dir=execute_dir, via_shim=via_shim, spares=spares).run()
+
+    @classmethod
+    def prepare(
+        cls,
+        start: Start,
+        *,
+        execute_dir: str | os.PathLike[str],
+        via_shim: bool = False,
+        spares: Spares | None = None,
+    ) -> Launch:
+        """``launch``'s first half, the sandbox made and filled; ``Launch.run`` execs the
+        job. The same errors, from the half that meets them."""
         plan, slot = start.plan, start.slot
         try:
             user = job_user(plan.owner)
         except StartError as error:
             raise StartError(from_slot(error.hold, slot)) from None
         sandbox = Sandbox.create(execute_dir, user, spares)
-        before = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
         try:
-            popen, shimmed = launch(start, sandbox, via_shim=via_shim)
+            planned = prepare(start, sandbox, via_shim=via_shim)
         except StartError as error:
             sandbox.remove()
             raise StartError(from_slot(error.hold, slot)) from None
         except BaseException:
             sandbox.remove()
             raise
-        between = (before, time.clock_gettime_ns(time.CLOCK_BOOTTIME))
-        return cls(
-            popen, sandbox, plan, slot, via_shim=shimmed, copy_via_shim=via_shim, between=between
-        )
+        return Launch(start, sandbox, planned, via_shim)
 
     def suspend(self) -> None:
         """SIGSTOP to the job's process group."""
@@ -228,7 +238,7 @@ class JobProcess:
         self._finished = True
         os.close(self.pidfd)
         transfer = not self._killed if transfer_output is None else transfer_output
-        scratch = str(self.sandbox.path)
+        scratch = self.sandbox.where
         try:
             changed = self.sandbox.changed_files() if transfer and self.plan.transfer else []
             copies = output_copies(self.plan, scratch, changed) if transfer else []
@@ -258,6 +268,40 @@ class JobProcess:
         sample = sample_tree(self.pid)
         if sample is not None:
             self._usage = self._usage.with_sample(sample)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A job's start prepared (``JobProcess.prepare``), to be exec'd by ``run``, in
+    whatever thread may wait for the new process."""
+
+    start: Start
+    sandbox: Sandbox
+    planned: Exec
+    via_shim: bool
+
+    def run(self) -> JobProcess:
+        """Exec the job; StartError or OSError as ``JobProcess.launch`` (the sandbox is
+        removed then)."""
+        before = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+        try:
+            popen, shimmed = self.planned.run()
+        except StartError as error:
+            self.sandbox.remove()
+            raise StartError(from_slot(error.hold, self.start.slot)) from None
+        except BaseException:
+            self.sandbox.remove()
+            raise
+        between = (before, time.clock_gettime_ns(time.CLOCK_BOOTTIME))
+        return JobProcess(
+            popen,
+            self.sandbox,
+            self.start.plan,
+            self.start.slot,
+            via_shim=shimmed,
+            copy_via_shim=self.via_shim,
+            between=between,
+        )
 
 
 async def wait(process: JobProcess) -> ExitRecord:

@@ -29,24 +29,30 @@ JOB_AD_NAME = ".job.ad"  # _CONDOR_JOB_AD
 MACHINE_AD_NAME = ".machine.ad"  # _CONDOR_MACHINE_AD
 _NOT_OUTPUT = frozenset({JOB_AD_NAME, MACHINE_AD_NAME, STDOUT_NAME, STDERR_NAME})
 _MAX_DIRS = 100_000
-_HELD: dict[Path, set[int]] = {}  # an execute directory -> its dir_<n> this process holds
+_HELD: dict[str, set[int]] = {}  # an execute directory -> its dir_<n> this process holds
 
 
 class Sandbox:
-    """One job's scratch directory and the state of its files before the job ran."""
+    """One job's scratch directory and the state of its files before the job ran. Its
+    path is kept as text: a job's start and end make no path objects (``path`` makes
+    one for its callers)."""
 
     def __init__(
         self,
-        path: Path,
+        path: str | os.PathLike[str],
         user: JobUser,
         spares: Spares | None = None,
         kept: dict[str, int] | None = None,
     ) -> None:
-        self.path = path
+        self.where = os.fspath(path)
         self.user = user
         self._spares = spares
         self._kept = kept or {}  # the ad files a spare brought: name -> inode number
         self._before: dict[str, tuple[int, int, int]] = {}
+
+    @property
+    def path(self) -> Path:
+        return Path(self.where)
 
     @classmethod
     def create(
@@ -55,18 +61,16 @@ class Sandbox:
         """A new ``dir_<n>`` (the lowest free n) under ``execute_dir``, mode 0700, owned by
         the job's user: one of ``spares`` when it has one for the user. OSError when the
         machine's execute directory cannot be used."""
-        execute = Path(execute_dir).absolute()  # the job and the shim get absolute paths
-        if not execute.is_dir():  # a look, not a mkdir: that locks the directory every time
-            execute.mkdir(parents=True, exist_ok=True)
+        execute = os.path.abspath(execute_dir)  # the job and the shim get absolute paths
         held = _HELD.setdefault(execute, set())
         for number in range(1, _MAX_DIRS):
             if number in held:  # this process's: known without listing the directory
                 continue
-            path = execute / f"dir_{number}"
+            path = f"{execute}/dir_{number}"
             try:
                 kept = spares.take(user.uid, path) if spares is not None else None
                 if kept is None:
-                    path.mkdir(mode=0o700)
+                    _make(path)
             except FileExistsError:  # another starter's, or left by an earlier run
                 continue
             held.add(number)
@@ -82,7 +86,7 @@ class Sandbox:
         job_path = self.write_ad(JOB_AD_NAME, job)
         machine_path = self.write_ad(MACHINE_AD_NAME, machine) if machine is not None else None
         for name in self._kept:
-            _clear(self.path / name)
+            _clear(f"{self.where}/{name}")
         self._kept.clear()
         return job_path, machine_path
 
@@ -93,7 +97,7 @@ class Sandbox:
         Created exclusively and without following links: the directory already belongs to
         the job's user, whose other processes must not get a root starter to write elsewhere.
         A spare's file is written over in place, once it proves to be the same plain file."""
-        path = self.path / name
+        path = f"{self.where}/{name}"
         text = memoryview(ad)
         size = len(text)
         fd = self._reopen(name)
@@ -109,7 +113,7 @@ class Sandbox:
                 os.ftruncate(fd, size)
         finally:
             os.close(fd)
-        return str(path)
+        return path
 
     def _reopen(self, name: str) -> int | None:
         """A spare's ad file ``name`` opened for writing, when it is still the plain file
@@ -118,7 +122,7 @@ class Sandbox:
         inode = self._kept.pop(name, None)
         if inode is None:
             return None
-        path = self.path / name
+        path = f"{self.where}/{name}"
         try:
             fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
@@ -147,7 +151,7 @@ class Sandbox:
     def disk_usage_kib(self) -> int:
         """The bytes in the sandbox (apparent sizes, links not followed), in KiB rounded up."""
         total = 0
-        pending = [str(self.path)]
+        pending = [self.where]
         while pending:
             try:
                 entries = list(os.scandir(pending.pop()))
@@ -164,15 +168,16 @@ class Sandbox:
 
     def remove(self) -> None:
         """The sandbox is gone: kept as a spare, or removed."""
-        if self._spares is None or not self._spares.keep(self.path, self.user.uid):
-            remove_tree(self.path)
-        number = self.path.name.removeprefix("dir_")
+        if self._spares is None or not self._spares.keep(self.where, self.user.uid):
+            remove_tree(self.where)
+        parent, _, name = self.where.rpartition("/")
+        number = name.removeprefix("dir_")
         if number.isdigit():
-            _HELD.get(self.path.parent, set()).discard(int(number))
+            _HELD.get(parent, set()).discard(int(number))
 
     def _top_files(self) -> dict[str, tuple[int, int, int]]:
         files = {}
-        for entry in os.scandir(self.path):
+        for entry in os.scandir(self.where):
             if entry.is_file(follow_symlinks=False):
                 state = entry.stat(follow_symlinks=False)
                 files[entry.name] = (state.st_mtime_ns, state.st_size, state.st_ino)
@@ -193,7 +198,17 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
         shutil.rmtree(path)
 
 
-def _clear(path: Path) -> None:
+def _make(path: str) -> None:
+    """``path`` made, mode 0700, and the execute directory above it when it is missing
+    (looked for only then: a look at every start locks the directory every time)."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.mkdir(path, 0o700)
+
+
+def _clear(path: str) -> None:
     """Remove whatever ``path`` names now (a file, a link, a directory tree), if anything."""
     try:
         os.unlink(path)

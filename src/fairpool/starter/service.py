@@ -33,14 +33,14 @@ import select
 import signal
 import socket
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .hold import StartError, TransferError
 from .messages import Exited, Frames, Refused, Signal, Start, Started, Stop, frame
-from .process import JobProcess
+from .process import JobProcess, Launch
 from .records import Records
 from .spares import Spares
+from .workers import Workers
 
 __all__ = ["Service", "main"]
 
@@ -69,8 +69,8 @@ class Service:
         self._frames = Frames(Start | Signal | Stop)
         self._out: list[bytes] = []  # to send after this turn of the loop
         self._lock = threading.Lock()  # the dicts above and the socket's sending side
-        self._starts = ThreadPoolExecutor(STARTING, thread_name_prefix="start")
-        self._finishing = ThreadPoolExecutor(4, thread_name_prefix="finish")
+        self._starts = Workers(STARTING, "start")
+        self._finishing = Workers(4, "finish")
         self._running = True
 
     def run(self) -> None:
@@ -86,8 +86,8 @@ class Service:
                 if not self._running:
                     break
             self._flush()
-        self._starts.shutdown(wait=True)
-        self._finishing.shutdown(wait=True)
+        self._starts.shutdown()
+        self._finishing.shutdown()
 
     def _read(self) -> None:
         data = self.connection.recv(_READ)
@@ -98,24 +98,51 @@ class Service:
             if isinstance(message, Start):
                 with self._lock:
                     self.starting[message.slot] = []
-                self._starts.submit(self._start, message)
+                if message.plan.transfer:  # its input copies may take long: all apart
+                    self._starts.submit(self._start, message)
+                else:
+                    self._prepare(message)
             elif isinstance(message, Signal):
                 self._signal(message)
             else:
                 self._stop()
 
     def _start(self, start: Start) -> None:
-        """In a start thread: the job started and recorded, then reported and watched
-        (in that order, so that its end is reported after its start)."""
+        """In a start thread: the whole start of a job that copies files in."""
+        try:
+            launch = JobProcess.prepare(start, execute_dir=self.execute_dir, spares=self.spares)
+        except Exception as error:
+            self._refused(start, error)
+            return
+        self._exec(launch)
+
+    def _prepare(self, start: Start) -> None:
+        """On the loop: a job's sandbox made and filled; its exec, which waits for the new
+        process, in a start thread. Only the exec's wait is apart: each hand-over to a
+        thread costs the kernel's switches between them."""
+        try:
+            launch = JobProcess.prepare(start, execute_dir=self.execute_dir, spares=self.spares)
+        except Exception as error:
+            self._refused(start, error)
+            return
+        self._starts.submit(self._exec, launch)
+
+    def _refused(self, start: Start, error: Exception) -> None:
+        if isinstance(error, StartError):
+            hold = (error.reason, error.code, error.subcode)
+            self._refuse(Refused(start.slot, start.run, str(error), hold))
+        else:  # the machine's trouble (execute directory, fork...)
+            self._refuse(Refused(start.slot, start.run, f"the starter failed: {error}"))
+
+    def _exec(self, launch: Launch) -> None:
+        """In a start thread: the job exec'd and recorded, then reported and watched (in
+        that order, so that its end is reported after its start)."""
+        start = launch.start
         slot = start.slot
         try:
-            process = JobProcess.launch(start, execute_dir=self.execute_dir, spares=self.spares)
-        except StartError as error:
-            hold = (error.reason, error.code, error.subcode)
-            self._refuse(Refused(slot, start.run, str(error), hold))
-            return
-        except Exception as error:  # the machine's trouble (execute directory, fork...)
-            self._refuse(Refused(slot, start.run, f"the starter failed: {error}"))
+            process = launch.run()
+        except Exception as error:
+            self._refused(start, error)
             return
         self.records.write(slot, process.pid, process.create_time, start.job)
         job = _Job(start, process)
@@ -187,7 +214,7 @@ class Service:
     def _stop(self) -> None:
         """Every job killed (once its start is through) and reaped, the spares removed;
         the loop ends."""
-        self._starts.shutdown(wait=True)
+        self._starts.shutdown()
         for job in list(self.exiting.values()):
             job.process.hard_kill()
         for job in list(self.exiting.values()):

@@ -26,7 +26,6 @@ import itertools
 import os
 import stat
 import threading
-from pathlib import Path
 
 from .sandbox import JOB_AD_NAME, MACHINE_AD_NAME, remove_tree
 
@@ -45,14 +44,14 @@ class Spares:
     starter's threads at once (a job's sandbox is kept from the thread that finishes it)."""
 
     def __init__(self, execute_dir: str | os.PathLike[str], limit: int = LIMIT) -> None:
-        self.directory = Path(execute_dir).absolute()
+        self.directory = os.path.abspath(execute_dir)
         self.limit = limit
         self.usable = _renameat2 is not None  # renaming without replacing needs renameat2
-        self._free: dict[int, list[tuple[Path, dict[str, int]]]] = {}
+        self._free: dict[int, list[tuple[str, dict[str, int]]]] = {}
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
 
-    def take(self, uid: int, target: Path) -> dict[str, int] | None:
+    def take(self, uid: int, target: str | os.PathLike[str]) -> dict[str, int] | None:
         """Rename a spare of ``uid``'s to ``target``; the inode numbers of the ad files it
         holds, by name (None: no spare, ``target`` made by nobody). FileExistsError when
         ``target`` exists (the spare stays for the next try)."""
@@ -74,7 +73,7 @@ class Spares:
             return None
         return kept
 
-    def keep(self, path: Path, uid: int) -> bool:
+    def keep(self, path: str | os.PathLike[str], uid: int) -> bool:
         """Empty the sandbox ``path`` of ``uid``'s job but for its ad files and keep it as
         a spare; False when it is not kept (the caller removes it): not a directory of
         that user's with mode 0700 any more, or enough spares kept already."""
@@ -88,7 +87,7 @@ class Spares:
             if stat.S_IMODE(info.st_mode) != 0o700:
                 return False
             kept = _empty(path, uid)
-            spare = self.directory / f"{SPARE_PREFIX}{os.getpid()}_{next(self._numbers)}"
+            spare = f"{self.directory}/{SPARE_PREFIX}{os.getpid()}_{next(self._numbers)}"
             os.rename(path, spare)  # a name of this process's own: nothing is there
         except OSError:
             return False
@@ -105,12 +104,12 @@ class Spares:
             self._discard(spare)
 
     @staticmethod
-    def _discard(spare: Path) -> None:
+    def _discard(spare: str) -> None:
         with contextlib.suppress(OSError):
             remove_tree(spare)
 
 
-def _rename_noreplace(source: Path, target: Path) -> None:
+def _rename_noreplace(source: str, target: str | os.PathLike[str]) -> None:
     """rename(2) that fails with EEXIST where ``target`` exists (plain rename would put a
     directory in the place of an empty one another starter has just made)."""
     assert _renameat2 is not None
@@ -122,7 +121,7 @@ def _rename_noreplace(source: Path, target: Path) -> None:
         raise OSError(number, os.strerror(number), str(target))
 
 
-def _empty(path: Path, uid: int) -> dict[str, int]:
+def _empty(path: str | os.PathLike[str], uid: int) -> dict[str, int]:
     """Remove everything in ``path`` but the ad files that are still the job's plain files
     (one link each); the inode numbers of those, by name. Entries are removed through a
     descriptor of the directory, never by following a link."""
@@ -134,7 +133,7 @@ def _empty(path: Path, uid: int) -> dict[str, int]:
             if entry.name in (JOB_AD_NAME, MACHINE_AD_NAME) and _plain(info, uid):
                 kept[entry.name] = info.st_ino
             elif stat.S_ISDIR(info.st_mode):
-                remove_tree(path / entry.name)
+                remove_tree(os.path.join(path, entry.name))
             else:
                 os.unlink(entry.name, dir_fd=fd)
     finally:

@@ -35,8 +35,11 @@ class WriterClosed(RuntimeError):
 class GroupCommit:
     """One engine's writer thread."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, on_error: Callable[[Exception], None] | None = None) -> None:
+        """``on_error`` hears of each write that fails (its future carries the error too,
+        for a caller that awaits it)."""
         self.engine = engine
+        self.on_error = on_error
         self._pending: list[tuple[Write, asyncio.Future[None]]] = []
         self._lock = threading.Lock()
         self._draining = False  # the thread commits, or is about to (see write)
@@ -103,7 +106,7 @@ class GroupCommit:
                 outcomes = self._one_by_one(batch)  # only the writes that fail report it
             else:
                 outcomes = [(saved, None) for _, saved in batch]
-            _settle(outcomes)
+            _settle(outcomes, self.on_error)
 
     def _let_go(self) -> None:
         """Give the thread's connection back (it failed, or the writer closes)."""
@@ -128,18 +131,22 @@ class GroupCommit:
 _Outcome = tuple[asyncio.Future[None], Exception | None]
 
 
-def _settle(outcomes: list[_Outcome]) -> None:
+def _settle(outcomes: list[_Outcome], on_error: Callable[[Exception], None] | None) -> None:
     """Tell the loop how a batch went, in one call (one wake-up for all its writes)."""
     loop = outcomes[0][0].get_loop()
     with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
-        loop.call_soon_threadsafe(_resolve, outcomes)
+        loop.call_soon_threadsafe(_resolve, outcomes, on_error)
 
 
-def _resolve(outcomes: list[_Outcome]) -> None:
+def _resolve(outcomes: list[_Outcome], on_error: Callable[[Exception], None] | None) -> None:
     for saved, error in outcomes:
+        if error is not None and on_error is not None:
+            on_error(error)
         if saved.done():  # cancelled: its caller stopped waiting
             continue
         if error is None:
             saved.set_result(None)
         else:
             saved.set_exception(error)
+            if on_error is not None:
+                saved.exception()  # heard of: no warning when nobody awaits it

@@ -28,17 +28,23 @@ from ..classad.jsonads import ad_from_json, ad_to_json, expr_to_json
 from ..classad.match import evaluate, satisfied
 from .database import job_clusters, job_history, jobs
 from .group_commit import Write
+from .prepared import Prepared
 
 __all__ = ["JobStore", "StoredQueue"]
 
 _HEADER = 0
 _JOB = (jobs.c.schedd == bindparam("s"), jobs.c.cluster == bindparam("c"))
-_UPDATE = update(jobs).where(*_JOB, jobs.c.proc == bindparam("p")).values(ad=bindparam("ad"))
-_DELETE = delete(jobs).where(*_JOB, jobs.c.proc == bindparam("p"))
-_RECORD = insert(job_history)
 _DELETE_CLUSTER = delete(job_clusters).where(
     job_clusters.c.schedd == bindparam("s"), job_clusters.c.cluster == bindparam("c")
 )
+# the writes at each job's start and end, run on the driver's cursor (prepared.py)
+_UPDATE = Prepared(
+    update(jobs).where(*_JOB, jobs.c.proc == bindparam("p")).values(ad=bindparam("ad"))
+)
+_DELETE = Prepared(delete(jobs).where(*_JOB, jobs.c.proc == bindparam("p")))
+_HISTORY_COLUMNS = ("cluster", "proc", "owner", "completed", "ad", "schedd")
+_RECORD = Prepared(insert(job_history).values({n: bindparam(n) for n in _HISTORY_COLUMNS}))
+_FORGET_CLUSTER = Prepared(_DELETE_CLUSTER)
 
 
 @dataclass
@@ -131,7 +137,7 @@ class JobStore:
             return None
 
         def write(conn: Connection) -> None:
-            conn.execute(_UPDATE, rows)
+            _UPDATE.run(conn, rows)
 
         return write
 
@@ -148,11 +154,9 @@ class JobStore:
         update_rows = self.saving(changed)
 
         def write(conn: Connection) -> None:
-            if keys:
-                conn.execute(_DELETE, keys)
-                conn.execute(_RECORD, history)
-            if empty:
-                conn.execute(_DELETE_CLUSTER, empty)
+            _DELETE.run(conn, keys)
+            _RECORD.run(conn, history)
+            _FORGET_CLUSTER.run(conn, empty)
             if update_rows is not None:
                 update_rows(conn)
 
