@@ -26,6 +26,9 @@ KNOBS = {
     "DEFRAG_DRAINING_MACHINES_PER_HOUR": 1800,
     "DEFRAG_MAX_CONCURRENT_DRAINING": 1,
     "DEFRAG_NAME": "cm-defrag",
+    # the job has run 3 s before a drain may pick its machine (600 s: MachineMaxVacateTime's
+    # default): a drain in the job's first second would cost no whole second of badput
+    "DEFRAG_REQUIREMENTS": "ExpectedMachineQuickDrainingBadput >= 603",
 }
 
 
