@@ -24,11 +24,17 @@ touch done.$1.$$
 """
 
 
-def test_kill_9_during_a_busy_run_then_restart(tmp_path: Path) -> None:
+def _work(tmp_path: Path) -> Path:
+    """The submit directory, holding PROGRAM as job.sh."""
     work = tmp_path / "work"
     work.mkdir()
     (work / "job.sh").write_text(PROGRAM)
     (work / "job.sh").chmod(0o755)
+    return work
+
+
+def test_kill_9_during_a_busy_run_then_restart(tmp_path: Path) -> None:
+    work = _work(tmp_path)
     submit = (
         "executable = job.sh\narguments = $(Process)\nlog = jobs.log\n"
         f"request_memory = 64\nshould_transfer_files = NO\nqueue {JOBS}\n"
@@ -69,10 +75,7 @@ def test_kill_9_during_a_busy_run_then_restart(tmp_path: Path) -> None:
 
 
 def test_a_starter_process_killed_alone_has_its_jobs_killed_and_run_again(tmp_path: Path) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "job.sh").write_text(PROGRAM)
-    (work / "job.sh").chmod(0o755)
+    work = _work(tmp_path)
     submit = (
         "executable = job.sh\narguments = $(Process)\nlog = jobs.log\n"
         "request_memory = 64\nshould_transfer_files = NO\nqueue 4\n"
