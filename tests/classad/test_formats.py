@@ -117,3 +117,22 @@ def test_bad_old_line_names_file_and_line():
 def test_bad_json_is_a_syntax_error():
     with pytest.raises(ClassAdSyntaxError, match="JSON"):
         list(parse_ads('[{"A": 1,}]', fmt="json", name="bad.json"))
+
+
+def test_old_lines_follow_each_ads_names_and_changes():
+    """write_old keeps each expression's line: an expression shared by ads that spell
+    its name differently, a value changed or removed, still write the ad as it is."""
+
+    def uncached(ad: ClassAd) -> str:
+        return "".join(f"{name} = {ad.lookup(name)}\n" for name in ad)
+
+    first = ClassAd('[ Cmd = "/bin/true"; Cpus = 1; Rank = Memory * 2; Name = "a\\"b" ]')
+    second = ClassAd()
+    second.insert_expr("CPUS", first.lookup("Cpus"))  # the same expression, other case
+    assert write_old(first) == uncached(first)
+    assert write_old(second) == uncached(second) and "CPUS = 1\n" in write_old(second)
+    assert "Cpus = 1\n" in write_old(first)
+    first["Cpus"] = 2
+    del first["Rank"]
+    assert write_old(first) == uncached(first) == ('Cmd = "/bin/true"\nCpus = 2\nName = "a\\"b"\n')
+    assert write_old(ClassAd()) == ""

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import IO, Any
 
 from ..errors import ClassAdSyntaxError
-from .ad import ClassAd, node_of
+from .ad import ClassAd, Expr, node_of
 from .nodes import AdLit, ListLit, Literal, Node
 from .parser import MAX_NESTING, parse_ad_literal, parse_expr, parse_old_value
 from .unparse import quote_name, unparse
@@ -169,12 +169,26 @@ def clear_cache() -> None:
 
 
 def write_old(ad: ClassAd) -> str:
-    """``Name = expr`` lines as condor_status -l prints them (strings as UTF-8 text)."""
-    names = ad._names
-    lines = [f"{names[k]} = {_old_text(e.node)}" for k, e in ad._exprs.items()]
-    return "\n".join(lines) + ("\n" if lines else "")
+    """``Name = expr`` lines as condor_status -l prints them (strings as UTF-8 text).
+    Each attribute's line is kept by its expression: a starter writes each job's ad and
+    its slot's ad into the job's sandbox, and most of their expressions were written
+    before, by the ads of the same cluster or of the same slot."""
+    names, kept = ad._names, _old_lines
+    lines = []
+    for key, expr in ad._exprs.items():
+        found = kept.get(id(expr))
+        name = names[key]
+        if found is None or found[0] is not expr or found[1] != name:
+            found = (expr, name, f"{name} = {_old_text(expr.node)}\n")
+            if len(kept) >= _KEPT:
+                kept.clear()
+            kept[id(expr)] = found
+        lines.append(found[2])
+    return "".join(lines)
 
 
+_KEPT = 100_000  # lines or texts kept before they are all forgotten
+_old_lines: dict[int, tuple[Expr, str, str]] = {}  # id(expr) -> (expr, name, its line)
 _old_texts: dict[int, tuple[Node, str]] = {}  # id(node) -> (node, its old-syntax text)
 
 
@@ -185,7 +199,7 @@ def _old_text(node: Node) -> str:
     if found is not None and found[0] is node:
         return found[1]
     text = to_text(unparse(node, old=True))
-    if len(_old_texts) >= 100_000:
+    if len(_old_texts) >= _KEPT:
         _old_texts.clear()
     _old_texts[id(node)] = (node, text)
     return text

@@ -111,6 +111,8 @@ def plan_job(ad: ClassAd) -> JobPlan:
 def parse_remaps(text: str) -> tuple[tuple[str, str], ...]:
     """``TransferOutputRemaps``: ``name = target`` pairs separated by ``;``, where ``\\``
     escapes a literal ``=`` or ``;`` (the condor_submit manual's syntax)."""
+    if not text:  # most jobs: no regular expression run at each start
+        return ()
     pairs = []
     for entry in re.split(r"(?<!\\);", text):
         parts = re.split(r"(?<!\\)=", entry, maxsplit=1)
