@@ -155,6 +155,13 @@ def test_exact_sums_of_whole_weights_without_fractions():
     expected = sum((Fraction(v) * n for v, n in counts.items()), Fraction(0))
     assert _exact(counts) == expected
     assert exact_sum([0.25], expected) == float(expected + Fraction(0.25))
+    whole = {1.0: 3, 2: 2, 1e300: 1, 2.0**60 + 2**8: 1, -3.0: 1}
+    total = _exact(whole)
+    assert type(total) is int  # no Fraction made
+    assert total == sum((Fraction(v) * n for v, n in whole.items()), Fraction(0))
+    for values in ([], [0.25], [1e-17, 3.0], [-1e300]):
+        assert exact_sum(values, total) == exact_sum(values, Fraction(total))
+        assert exact_sum(values, 0) == exact_sum(values, Fraction(0))
 
 
 TELLING = (  # job expressions that can tell copies apart, and one that cannot

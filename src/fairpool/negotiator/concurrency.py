@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from ..classad import ClassAd
 from ..classad.match import evaluate
 from ..classad.scope import NOT_CONST
-from .sums import exact_sum
+from .sums import Exact, exact_sum
 
 __all__ = [
     "LimitConfig",
@@ -110,7 +109,7 @@ class LimitCounter:
         cls,
         config: LimitConfig,
         slots: Iterable[ClassAd],
-        base: Mapping[str, Fraction] | None = None,
+        base: Mapping[str, Exact] | None = None,
     ) -> LimitCounter:
         """Count the limits of the jobs running on the slots (and of preempting ones),
         plus ``base`` (limit -> exact amount held on slots not given), summed exactly."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from operator import attrgetter
 
 import numpy as np
@@ -27,7 +26,7 @@ from ..classad.nodes import AttrRef
 from ..classad.scope import MATCH_SCOPE_NAMES, SPECIAL_NAMES
 from .attribute import attribute
 from .params import NegotiatorParams
-from .sums import exact_sum
+from .sums import Exact, exact_sum
 
 __all__ = [
     "HELD_STATES",
@@ -157,7 +156,7 @@ def _own_name(node: object) -> bool:
 
 
 def usage_from_slots(
-    slots: Iterable[Slot], base: Mapping[str, tuple[int, Fraction]] | None = None
+    slots: Iterable[Slot], base: Mapping[str, tuple[int, Exact]] | None = None
 ) -> dict[str, Usage]:
     """Each holder's current usage: the count and total weight of the slots it holds,
     plus ``base`` (holder -> slots and exact weight held elsewhere)."""
@@ -181,7 +180,7 @@ def counted_in_pool(slot: Slot, params: NegotiatorParams, now: float) -> bool:
 
 
 def pool_weight(
-    slots: list[Slot], params: NegotiatorParams, now: float, base: Fraction | None = None
+    slots: list[Slot], params: NegotiatorParams, now: float, base: Exact | None = None
 ) -> float:
     """The pie: the weight of every fetched slot, claimed or not (or of those passing
     ``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``), summed exactly, plus ``base``."""
@@ -190,7 +189,7 @@ def pool_weight(
     return exact_sum((s.weight for s in slots if counted_in_pool(s, params, now)), base)
 
 
-def effective_pool_size(slots: list[Slot], base: Fraction | None = None) -> float:
+def effective_pool_size(slots: list[Slot], base: Exact | None = None) -> float:
     """The pool counted in slots, a partitionable slot as its Cpus (unweighted quotas)."""
     return exact_sum((slot_size(slot) for slot in slots), base)
 
