@@ -85,10 +85,11 @@ class LimitConfig:
 
 def job_limits(job: ClassAd, slot: ClassAd | None, now: float) -> list[tuple[str, float]] | None:
     """The limits a job takes on ``slot``; None when they depend on a slot not given."""
-    name = "ConcurrencyLimitsExpr" if "ConcurrencyLimitsExpr" in job else "ConcurrencyLimits"
-    if name not in job:
-        return []
-    expr = job.lookup(name)
+    expr = job._exprs.get("concurrencylimitsexpr")  # read at every turn, match and start
+    if expr is None:
+        expr = job._exprs.get("concurrencylimits")
+        if expr is None:
+            return []
     if expr.const is not NOT_CONST:
         return parse_limits(expr.const) if isinstance(expr.const, str) else []
     if slot is None:
