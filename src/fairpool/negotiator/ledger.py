@@ -160,7 +160,7 @@ class _Entry:
             slot.ad, slot.index, slot.name = ad, seq, to_python(ad._exprs["name"].const)
             machine = ad._exprs.get("machine")
             slot.machine = None if machine is None else to_python(machine.const)
-            slot.mentions, slot.consumption = None, None
+            slot.mentions, slot.consumption, slot.shape = None, None, self
             slot._taken, slot.board, slot.row = False, None, -1
         return twin
 

@@ -64,6 +64,9 @@ class Slot:
     machine: object = None  # its Machine (slots of one machine share cross-slot priorities)
     mentions: frozenset[str] | None = None  # what its Requirements and Rank reach, once known
     consumption: bool | None = None  # whether it has a consumption policy, once known
+    # the ledger's reading it shares with the slots of its shape (slot_shapes.py): their
+    # ads hold the same syntax trees under every name but the volatile ones
+    shape: object | None = None
     _taken: bool = False
     board: np.ndarray | None = None
     row: int = -1  # the slot's position on the board
