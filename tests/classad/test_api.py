@@ -109,3 +109,21 @@ def test_a_list_that_holds_itself_ends_in_error_instead_of_recursing():
     while isinstance(value, list):
         value, depth = value[0], depth + 1
     assert (depth, value) == (MAX_DEPTH, ERROR)
+
+
+def test_discard_removes_the_names_present_as_deleting_each_would():
+    ad = ClassAd('[Name = "s"; RemoteUser = "u"; JobId = "1.0"; Cpus = 1]')
+    each = ad.copy()
+    ad.discard(("remoteuser", "JOBID", "AccountingGroup"))
+    for name in ("RemoteUser", "JobId"):
+        del each[name]
+    assert ad == each and list(ad) == ["Name", "Cpus"]
+    ad.discard(())
+    assert list(ad) == ["Name", "Cpus"]
+
+
+def test_discard_copies_a_shared_table_before_changing_it():
+    ad = ClassAd("[a = 1; b = 2]")
+    shared = ad.detached_copy()  # the same attribute tables until one of them changes
+    shared.discard(("a", "c"))
+    assert list(shared) == ["b"] and list(ad) == ["a", "b"]

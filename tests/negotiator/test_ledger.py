@@ -20,6 +20,7 @@ from fairpool.negotiator.concurrency import LimitConfig
 from fairpool.negotiator.ledger import _exact
 from fairpool.negotiator.sums import exact_sum
 from fairpool.negotiator.vector_lists import VectorLists
+from fairpool.sim.negotiation import negotiate
 from fairpool.sim.pool import Pool
 
 USERS = ("ann", "bob", "cat")
@@ -155,6 +156,13 @@ def test_exact_sums_of_whole_weights_without_fractions():
     expected = sum((Fraction(v) * n for v, n in counts.items()), Fraction(0))
     assert _exact(counts) == expected
     assert exact_sum([0.25], expected) == float(expected + Fraction(0.25))
+    whole = {1.0: 3, 2: 2, 1e300: 1, 2.0**60 + 2**8: 1, -3.0: 1}
+    total = _exact(whole)
+    assert type(total) is int  # no Fraction made
+    assert total == sum((Fraction(v) * n for v, n in whole.items()), Fraction(0))
+    for values in ([], [0.25], [1e-17, 3.0], [-1e300]):
+        assert exact_sum(values, total) == exact_sum(values, Fraction(total))
+        assert exact_sum(values, 0) == exact_sum(values, Fraction(0))
 
 
 TELLING = (  # job expressions that can tell copies apart, and one that cannot
@@ -265,3 +273,85 @@ def test_slots_of_one_shape_are_read_alike_only_when_nothing_read_is_volatile():
     assert _decisions(kept) == _decisions(plain)
     assert kept.usage["ann@d"].weight == 1 + 1 + 1 + 3
     assert len(pool.ledger._shapes) == 2  # the first two share one; the others none
+
+
+@settings(max_examples=150)
+@given(pools(), st.lists(st.integers(0, 40), min_size=4, max_size=4))
+def test_values_kept_by_slot_shape_decide_as_values_kept_by_cells(pool_spec, finishing):
+    """Cycles over the ledger (whose slots carry their shape, kept_values.py finds a fresh
+    row's values by it) and plain cycles (every row found by its cells), each pool with
+    its own columns, on the vector path, jobs finishing between cycles so that freed
+    slots of known shapes come back: the same decisions at every cycle."""
+    slots, jobs, params = pool_spec
+    runs = []
+    for _ in range(2):
+        pool = Pool([s.copy() for s in slots], [j.copy() for j in jobs], "d")
+        runs.append((pool, _accountant()))
+    default, VectorLists.scalar_rows = VectorLists.scalar_rows, 0
+    try:
+        for step, finish in enumerate(finishing):
+            now = NOW + 60 * step
+            results = [
+                negotiate(pool, accountant, params, now, kept=kept)
+                for (pool, accountant), kept in zip(runs, (True, False), strict=True)
+            ]
+            assert _decisions(results[0]) == _decisions(results[1])
+            for (pool, _), result in zip(runs, results, strict=True):
+                pool.apply(result, now)
+                running = sorted(pool.job_on_slot.values())
+                for name in running[: finish % (len(running) + 1)]:
+                    pool.finish(name)
+    finally:
+        VectorLists.scalar_rows = default
+
+
+def _kept_and_plain_decide_alike(slots, jobs, params, steps=16):
+    """Cycles over the ledger (slots read by shape) and plain cycles, each pool with its
+    columns and kept values, on the vector path, two slots freed between cycles."""
+    runs = [(Pool([s.copy() for s in slots], [j.copy() for j in jobs], "d"), _accountant())]
+    runs.append((Pool([s.copy() for s in slots], [j.copy() for j in jobs], "d"), _accountant()))
+    default, VectorLists.scalar_rows = VectorLists.scalar_rows, 0
+    try:
+        for step in range(steps):
+            now = NOW + 60 * step
+            results = []
+            for (pool, accountant), kept in zip(runs, (True, False), strict=True):
+                running = sorted(pool.job_on_slot.items())  # by slot
+                for _, name in running[step % 5 : step % 5 + 2]:
+                    pool.finish(name)
+                results.append(negotiate(pool, accountant, params, now, kept=kept))
+                pool.apply(results[-1], now)
+            assert _decisions(results[0]) == _decisions(results[1])
+    finally:
+        VectorLists.scalar_rows = default
+
+
+def _jobs_ranking_by(rank: str, count: int = 120) -> list:
+    jobs = [make_job("ann", cluster).build() for cluster in range(1, count + 1)]
+    ranked = Expr(rank)  # one expression for all, as a submission's jobs share theirs
+    for job in jobs:
+        job.insert_expr("Rank", ranked)
+    return jobs
+
+
+@pytest.mark.parametrize("rank", ["TARGET.EnteredCurrentState", "-TARGET.EnteredCurrentState"])
+def test_a_job_that_reads_what_slots_of_one_shape_differ_in_is_not_given_values_by_shape(rank):
+    """Freed slots of one shape differ in when they changed state: a job ranking by it
+    must see each one's own (kept_values.py reads their cells, not their shape)."""
+    slots = [make_slot(f"slot1@host{n}").build() for n in range(24)]
+    params = PARAMS.with_(preemption_requirements=Expr("False"))
+    _kept_and_plain_decide_alike(slots, _jobs_ranking_by(rank), params)
+
+
+def test_a_job_that_reads_a_cross_slot_priority_is_not_given_values_by_shape():
+    """Free slots of one shape differ in the priority a cycle puts on them when a user
+    runs on their machine (Slot1_RemoteUserPrio): a job ranking by it must see each
+    one's own. Here slot 1 of even machines runs bob's job, of odd ones never runs."""
+    slots = []
+    for n in range(12):
+        first = make_slot(f"slot1@host{n}")
+        slots.append((first.claimed_by("bob@d") if n % 2 == 0 else first.start("False")).build())
+        slots.append(make_slot(f"slot2@host{n}").set(SlotID=2).build())
+    params = PARAMS.with_(preemption_requirements=Expr("False"), cross_slot_prios=True)
+    jobs = _jobs_ranking_by("TARGET.Slot1_RemoteUserPrio =?= UNDEFINED")
+    _kept_and_plain_decide_alike(slots, jobs, params)

@@ -52,3 +52,29 @@ print(inside == BATCH_THRESHOLDS, frozen >= 1000, gc.get_threshold() == before,
 def test_a_batch_run_freezes_survivors_and_leaves_the_collector_as_it_was():
     out = subprocess.run([sys.executable, "-c", BATCH], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "True", "True", "0", "0"]
+
+
+AT_EXIT = """
+import sys
+from fairpool.runtime.collection import leave_heap_at_exit
+class Cycle:
+    def __del__(self):
+        sys.stdout.write("collected")
+garbage = Cycle()
+garbage.me = garbage
+del garbage
+if {leave}:
+    leave_heap_at_exit()
+    leave_heap_at_exit()
+"""
+
+
+def test_a_process_that_leaves_its_heap_at_exit_collects_no_garbage_then():
+    def run(leave: bool) -> str:
+        script = AT_EXIT.format(leave=leave)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    assert run(False) == "collected"  # the exit's last collection finalizes the cycle
+    assert run(True) == ""

@@ -26,6 +26,7 @@ import click
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import ClassAdSyntaxError, InputError
+from ..runtime.collection import leave_heap_at_exit
 from ..sim.compare import difference, plot_comparison
 from ..sim.limits import DEFAULT_LIMITS, Limits
 from ..sim.outputs import write_outputs
@@ -107,6 +108,7 @@ def simulate(
     max_cycles: int,
 ) -> None:
     """Simulate a pool over a workload and report what each user and group gets."""
+    leave_heap_at_exit()  # a run's objects are many: the process's exit need not free them
     limits = Limits(jobs=max_jobs, machines=max_machines, cycles=max_cycles)
     if sweep or scheduler or workers:
         if not sweep or compare or len(scenarios) != 1:

@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from ..classad import ClassAd
 from ..classad.match import evaluate
 from ..classad.scope import NOT_CONST
-from .sums import exact_sum
+from .sums import Exact, exact_sum
 
 __all__ = [
     "LimitConfig",
@@ -86,10 +85,11 @@ class LimitConfig:
 
 def job_limits(job: ClassAd, slot: ClassAd | None, now: float) -> list[tuple[str, float]] | None:
     """The limits a job takes on ``slot``; None when they depend on a slot not given."""
-    name = "ConcurrencyLimitsExpr" if "ConcurrencyLimitsExpr" in job else "ConcurrencyLimits"
-    if name not in job:
-        return []
-    expr = job.lookup(name)
+    expr = job._exprs.get("concurrencylimitsexpr")  # read at every turn, match and start
+    if expr is None:
+        expr = job._exprs.get("concurrencylimits")
+        if expr is None:
+            return []
     if expr.const is not NOT_CONST:
         return parse_limits(expr.const) if isinstance(expr.const, str) else []
     if slot is None:
@@ -110,7 +110,7 @@ class LimitCounter:
         cls,
         config: LimitConfig,
         slots: Iterable[ClassAd],
-        base: Mapping[str, Fraction] | None = None,
+        base: Mapping[str, Exact] | None = None,
     ) -> LimitCounter:
         """Count the limits of the jobs running on the slots (and of preempting ones),
         plus ``base`` (limit -> exact amount held on slots not given), summed exactly."""

@@ -12,7 +12,12 @@ read the clock (classad/vector/evaluate.py); so they are kept, per autocluster:
 * by content, for rows stamped afresh (a slot just freed): a row whose cells in every
   column the kept evaluations read are the same expressions as those of a row evaluated
   before has that row's values (the argument of classad/vector/classes.py: the same cells
-  where an evaluation reads give the same evaluation).
+  where an evaluation reads give the same evaluation). A row whose slot the ledger read
+  by its shape (``Slot.shape``, slot_shapes.py) is known by that shape instead, when the
+  columns read are none of the names slots of one shape differ in (nor a cycle's
+  annotation of a slot): ads of one shape hold the same syntax trees there, and the
+  shape is found without reading the ad (in a big pool, mostly out of the CPU's caches:
+  reading the cells of each fresh row was a twentieth of the month story's time).
 
 They are found again only for a job with the same values where the evaluations read
 (``job_token``), under the same configuration, and, when the clock was read, at the same
@@ -24,7 +29,7 @@ cycle evaluates for a cycle loses its values, which bounds what is held.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +38,9 @@ import numpy as np
 from ..classad import ClassAd
 from ..classad.vector import SlotColumns
 from ..classad.vector.fallback import job_token
+from .ephemeral import is_slot_annotation
 from .params import NegotiatorParams
+from .slot_shapes import VOLATILE
 
 __all__ = ["KeptValues", "Values"]
 
@@ -54,8 +61,11 @@ class Values:
     table: np.ndarray  # (len(stamps), WIDTH), in stamp order
     contents: dict[tuple, tuple[np.ndarray, tuple]] = field(default_factory=dict)
 
-    def lookup(self, columns: SlotColumns, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(which rows have values, their values) for column rows ``rows``."""
+    def lookup(
+        self, columns: SlotColumns, rows: np.ndarray, shapes: Sequence[object | None] = ()
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(which rows have values, their values) for column rows ``rows``; ``shapes``:
+        each column row's ``Slot.shape`` (none given: every row is read)."""
         stamps = columns.stamps[rows]
         table = np.zeros((len(rows), WIDTH))
         if not len(self.stamps):
@@ -65,7 +75,7 @@ class Values:
         table[found] = self.table[at[found]]
         missing = np.flatnonzero(~found)
         if 0 < len(missing) <= _LOOKUPS and self.contents:  # more: evaluated, for less
-            keys = _contents(columns, self.slot_read, rows[missing])
+            keys = _contents(columns, self.slot_read, rows[missing], shapes)
             for k, (key, _) in zip(missing.tolist(), keys, strict=True):
                 kept = self.contents.get(key)
                 if kept is not None:
@@ -111,6 +121,7 @@ class KeptValues:
         slot_read: set[str],
         when: float | None,
         before: Values | None,
+        shapes: Sequence[object | None] = (),
     ) -> None:
         """Keep the values ``table`` of column rows ``rows`` (``evaluated``: the positions
         just evaluated; the others came from ``before``). ``read``, ``slot_read`` and
@@ -129,21 +140,38 @@ class KeptValues:
         if before is not None and before.slot_read == names and len(before.contents) < _CONTENTS:
             values.contents = before.contents
         picked = evaluated[:_CONTENT_ROWS]
-        keys = _contents(columns, names, rows[picked])
+        keys = _contents(columns, names, rows[picked], shapes)
         for k, (key, held) in zip(picked.tolist(), keys, strict=True):
             values.contents.setdefault(key, (table[k].copy(), held))
         self.current[autocluster] = values
 
 
 def _contents(
-    columns: SlotColumns, names: tuple[str, ...], rows: np.ndarray
+    columns: SlotColumns,
+    names: tuple[str, ...],
+    rows: np.ndarray,
+    shapes: Sequence[object | None] = (),
 ) -> list[tuple[tuple, tuple]]:
     """Each row's cells in columns ``names``: (a key of their expressions' identities,
     the expressions, which held keep the identities from being given again). Read from
-    the ads, which hold what the columns hold once they follow them (table.py)."""
+    the ads, which hold what the columns hold once they follow them (table.py); or the
+    row's shape, when it has one and ``names`` are alike in every ad of a shape (a key
+    of one item: never equal to a key of cells)."""
     found = []
     ads = columns.ads
+    if not shapes or not _shared_by_shapes(names):
+        shapes = ()
     for row in rows.tolist():
+        shape = shapes[row] if shapes else None
+        if shape is not None:
+            found.append(((id(shape),), (shape,)))
+            continue
         cells = tuple(map(ads[row]._exprs.get, names))
         found.append((tuple(map(id, cells)), cells))
     return found
+
+
+def _shared_by_shapes(names: tuple[str, ...]) -> bool:
+    """Whether slot ads of one shape hold the same trees in columns ``names``: none is
+    volatile (what ads of a shape differ in) nor a cycle's annotation of a slot."""
+    return VOLATILE.isdisjoint(names) and not any(map(is_slot_annotation, names))

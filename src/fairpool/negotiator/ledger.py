@@ -73,6 +73,7 @@ from .slots import (
     usage_from_slots,
 )
 from .submitters import SubmitterQueue
+from .sums import Exact
 from .vector_lists import satisfied_cells
 
 __all__ = ["SlotLedger", "Standing"]
@@ -116,11 +117,11 @@ class Standing:
     slots: list[Slot]
     count: int
     listed: int  # how many of them a plain cycle would list as candidates (never taken)
-    usage: dict[str, tuple[int, Fraction]]  # holder -> (slots, exact weight)
-    weight: Fraction  # in the pie (NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT applied)
-    effective: Fraction  # effective_pool_size
+    usage: dict[str, tuple[int, Exact]]  # holder -> (slots, exact weight)
+    weight: Exact  # in the pie (NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT applied)
+    effective: Exact  # effective_pool_size
     min_weight: float | None
-    limits: dict[str, Fraction]  # concurrency limits in use
+    limits: dict[str, Exact]  # concurrency limits in use
     mentions: frozenset[str]  # job attributes their Requirements and Rank reach
     users_on: Mapping[object, Mapping[str, tuple[int, int, str]]]  # Machine -> slot -> ...
     policy_blocks: Callable[..., bool] | None = None  # SlotLedger.policy_blocks
@@ -159,7 +160,7 @@ class _Entry:
             slot.ad, slot.index, slot.name = ad, seq, to_python(ad._exprs["name"].const)
             machine = ad._exprs.get("machine")
             slot.machine = None if machine is None else to_python(machine.const)
-            slot.mentions, slot.consumption = None, None
+            slot.mentions, slot.consumption, slot.shape = None, None, self
             slot._taken, slot.board, slot.row = False, None, -1
         return twin
 
@@ -538,16 +539,16 @@ def _slot_exprs(params: NegotiatorParams) -> tuple[Expr | None, ...]:
     return (params.slot_weight, params.slot_constraint, params.slot_poolsize_constraint)
 
 
-def _exact(counts: Counter) -> Fraction:
+def _exact(counts: Counter) -> Exact:
     """The exact sum of the counted values (whole ones in integers: Fractions are slow,
-    and a pool's weights are mostly whole cores)."""
+    and a pool's weights are mostly whole cores); an int when they are all whole."""
     whole, parts = 0, []
     for value, n in counts.items():
         if type(value) is int or (type(value) is float and value.is_integer()):
             whole += int(value) * n
         else:
             parts.append(Fraction(value) * n)
-    return sum(parts, Fraction(whole))
+    return sum(parts, Fraction(whole)) if parts else whole
 
 
 _NOTHING = object()  # no part in a total

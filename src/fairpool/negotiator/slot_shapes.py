@@ -22,10 +22,10 @@ from ..classad.dependence import names_read
 from ..classad.scope import NOT_CONST
 from .slot_copies import IDENTITY
 
-__all__ = ["JOB", "alike", "clone", "shape_key"]
+__all__ = ["JOB", "VOLATILE", "alike", "clone", "shape_key"]
 
 JOB = frozenset({"jobid", "jobstart", "totaljobruntime"})  # the job a slot runs
-_VOLATILE = IDENTITY | JOB
+VOLATILE = IDENTITY | JOB  # what ads of one shape may differ in
 _PER_AD = frozenset({"name", "machine"})
 _NODE = attrgetter("node")
 _PLACES: dict[tuple[str, ...], list[int]] = {}  # where each set of names has volatile ones
@@ -45,7 +45,7 @@ def shape_key(ad: ClassAd) -> tuple | None:
     if places is None:
         if len(_PLACES) >= 1_000:
             _PLACES.clear()
-        places = _PLACES[names] = [k for k, name in enumerate(names) if name in _VOLATILE]
+        places = _PLACES[names] = [k for k, name in enumerate(names) if name in VOLATILE]
     values = list(exprs.values())
     trees = list(map(id, map(_NODE, values)))
     for k in places:
@@ -69,7 +69,7 @@ def alike(ad: ClassAd, read: Iterable[str], exprs: Iterable[Expr | None]) -> boo
         name = pending.pop()
         if name in seen or name in _PER_AD:
             continue
-        if name in _VOLATILE:
+        if name in VOLATILE:
             return False
         seen.add(name)
         expr = ad._exprs.get(name)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from operator import attrgetter
 
 import numpy as np
@@ -27,7 +26,7 @@ from ..classad.nodes import AttrRef
 from ..classad.scope import MATCH_SCOPE_NAMES, SPECIAL_NAMES
 from .attribute import attribute
 from .params import NegotiatorParams
-from .sums import exact_sum
+from .sums import Exact, exact_sum
 
 __all__ = [
     "HELD_STATES",
@@ -65,6 +64,9 @@ class Slot:
     machine: object = None  # its Machine (slots of one machine share cross-slot priorities)
     mentions: frozenset[str] | None = None  # what its Requirements and Rank reach, once known
     consumption: bool | None = None  # whether it has a consumption policy, once known
+    # the ledger's reading it shares with the slots of its shape (slot_shapes.py): their
+    # ads hold the same syntax trees under every name but the volatile ones
+    shape: object | None = None
     _taken: bool = False
     board: np.ndarray | None = None
     row: int = -1  # the slot's position on the board
@@ -157,7 +159,7 @@ def _own_name(node: object) -> bool:
 
 
 def usage_from_slots(
-    slots: Iterable[Slot], base: Mapping[str, tuple[int, Fraction]] | None = None
+    slots: Iterable[Slot], base: Mapping[str, tuple[int, Exact]] | None = None
 ) -> dict[str, Usage]:
     """Each holder's current usage: the count and total weight of the slots it holds,
     plus ``base`` (holder -> slots and exact weight held elsewhere)."""
@@ -181,7 +183,7 @@ def counted_in_pool(slot: Slot, params: NegotiatorParams, now: float) -> bool:
 
 
 def pool_weight(
-    slots: list[Slot], params: NegotiatorParams, now: float, base: Fraction | None = None
+    slots: list[Slot], params: NegotiatorParams, now: float, base: Exact | None = None
 ) -> float:
     """The pie: the weight of every fetched slot, claimed or not (or of those passing
     ``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``), summed exactly, plus ``base``."""
@@ -190,7 +192,7 @@ def pool_weight(
     return exact_sum((s.weight for s in slots if counted_in_pool(s, params, now)), base)
 
 
-def effective_pool_size(slots: list[Slot], base: Fraction | None = None) -> float:
+def effective_pool_size(slots: list[Slot], base: Exact | None = None) -> float:
     """The pool counted in slots, a partitionable slot as its Cpus (unweighted quotas)."""
     return exact_sum((slot_size(slot) for slot in slots), base)
 

@@ -9,19 +9,20 @@ import math
 from collections.abc import Iterable
 from fractions import Fraction
 
-__all__ = ["exact_sum"]
+__all__ = ["Exact", "exact_sum"]
 
 _WHOLE = 2**53  # integers up to this are floats exactly
+Exact = Fraction | int  # an exact total (an int when whole: without a Fraction's cost)
 
 
-def exact_sum(values: Iterable[float], base: Fraction | None = None) -> float:
+def exact_sum(values: Iterable[float], base: Exact | None = None) -> float:
     """The sum correctly rounded, plus an exact ``base`` (a running total kept elsewhere)."""
     if base is None:
         return math.fsum(values)
     return math.fsum(itertools.chain(values, _as_floats(base)))
 
 
-def _as_floats(value: Fraction) -> list[float]:
+def _as_floats(value: Exact) -> list[float]:
     """Floats whose exact sum is ``value`` (a sum of floats: its binary expansion ends)."""
     if value.denominator == 1 and abs(value.numerator) <= _WHOLE:
         return [float(value.numerator)] if value else []  # the common case, without Fractions

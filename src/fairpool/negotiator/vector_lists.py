@@ -58,6 +58,7 @@ _TAKEN, _AD, _NAME = attrgetter("_taken"), attrgetter("ad"), attrgetter("name")
 _STATE, _CLAIMED_IDLE = attrgetter("state", "activity"), ("Claimed", "Idle")
 _CONSUMPTION = attrgetter("consumption")
 _REMOTE_USER, _INDEX = attrgetter("remote_user"), attrgetter("index")
+_SHAPE = attrgetter("shape")
 
 
 class CandidateSlots(list):
@@ -148,6 +149,7 @@ class VectorLists:
         self.user = np.fromiter(map(code.get, held, repeat(_NONE)), np.int64, n)
         self.index = np.fromiter(map(_INDEX, slots), np.int64, n)
         self.cache: dict[int, _Entry] = {}
+        self.shapes = list(map(_SHAPE, slots))  # each row's shape, if the ledger read it so
         self.eligible = np.flatnonzero(~self.skip & ~self.policy)  # rows _evaluate reads
         self.classes: dict[str, RowClasses] = {}  # of the eligible rows, per expression
         self._current_rank: tuple[np.ndarray, np.ndarray] | None = None
@@ -219,7 +221,7 @@ class VectorLists:
         before = self.kept.find(autocluster, job, self.now)
         if before is not None:
             plain = np.flatnonzero(~claimed)
-            found, values = before.lookup(self.columns, rows[plain])
+            found, values = before.lookup(self.columns, rows[plain], self.shapes)
             done[plain[found]] = True
             table[plain[found]] = values[found]
         todo = np.flatnonzero(~done)
@@ -246,6 +248,7 @@ class VectorLists:
                 set(vm.slot_log),
                 when,
                 before,
+                self.shapes,
             )
         return entry
 

@@ -18,16 +18,30 @@ objects that live on so fast that the youngest generation filled every few hundr
 microseconds. A run inside ``batch_collection`` freezes survivors and lets the youngest
 generation grow larger before it is collected (the month story's first 3 days: 43.6 s
 -> 38.1 s of CPU); the process's collector is as it was afterwards.
+
+A one-shot command (``fairpool simulate``) ends with its run's objects still in memory,
+much of them garbage in reference cycles (the run's processes and callbacks hold the
+simulation): the interpreter's exit collected them in a last full collection and freed
+them one by one, 2.3 s of a 3-day month story's 26 s. ``leave_heap_at_exit`` freezes the
+heap as the process exits, after the command's files are written and closed, and leaves
+the memory to the operating system.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["BATCH_THRESHOLDS", "THAW_AFTER", "batch_collection", "freeze_survivors"]
+__all__ = [
+    "BATCH_THRESHOLDS",
+    "THAW_AFTER",
+    "batch_collection",
+    "freeze_survivors",
+    "leave_heap_at_exit",
+]
 
 THAW_AFTER = 3600.0
 _OLDEST = 2  # CPython's generations: 0, 1, 2
@@ -53,6 +67,14 @@ def batch_collection() -> Iterator[None]:
         gc.callbacks.remove(freezer)
         gc.set_threshold(*thresholds)
         gc.unfreeze()
+
+
+def leave_heap_at_exit() -> None:
+    """At this process's exit, collect no garbage: freeze the heap instead (see the module
+    docstring). Only for a process whose objects need no finalizer at exit (open files
+    closed, connections ended): garbage in a reference cycle is never finalized."""
+    atexit.unregister(gc.freeze)  # once, however often called
+    atexit.register(gc.freeze)
 
 
 def _freezer(thaw_after: float) -> Callable[[str, dict[str, int]], None]:

@@ -238,9 +238,7 @@ class Pool:
                 self._changed(parent.eval("Name"))
             return
         self._changed(slot_name)
-        for attribute in _CLAIM_ATTRIBUTES:
-            if attribute in slot:
-                del slot[attribute]
+        slot.discard(_CLAIM_ATTRIBUTES)
         slot.update({"State": "Unclaimed", "Activity": "Idle", "CurrentRank": -1.0})
 
     def advance(self, now: float, names: Iterable[str]) -> None:
