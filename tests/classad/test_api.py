@@ -111,6 +111,16 @@ def test_a_list_that_holds_itself_ends_in_error_instead_of_recursing():
     assert (depth, value) == (MAX_DEPTH, ERROR)
 
 
+def test_selecting_from_a_list_that_holds_itself_ends_in_error_instead_of_recursing():
+    # found by the differential test: b.a maps over b's elements, each of them b again;
+    # each level counts towards MAX_DEPTH, so the innermost is ERROR, not a RecursionError
+    value = ClassAd("[ a = 0; b = {b}; c = b.a ]").eval("c")
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    assert value == ERROR and 1 < depth <= MAX_DEPTH
+
+
 def test_discard_removes_the_names_present_as_deleting_each_would():
     ad = ClassAd('[Name = "s"; RemoteUser = "u"; JobId = "1.0"; Cpus = 1]')
     each = ad.copy()

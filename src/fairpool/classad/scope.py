@@ -20,10 +20,10 @@ HTCondor's library also gives up (after about 4 million attribute evaluations).
 Names are looked up from the current ad, but a nested ad or list written in an expression
 belongs to the ad the expression was written in (its lexical scope). The two differ in
 one place: a function that reads a list's elements (``sum``, ``member``, ``join``,
-``evalInEachContext``...) evaluates them in the ad the function is called from, while a
-subscript or ``.name`` evaluates an element where it was written. With a target
-``[l = {n.p, a}; a = 2; n = [p = 7]]``, ``TARGET.l[0]`` is 7 but ``sum(TARGET.l)`` adds
-MY's ``n.p`` and ``a`` (classad2 25.14.1; tests/data/classad/regressions.jsonl).
+``evalInEachContext``...) and ``.name`` mapped over a list evaluate them in the ad they
+are called from, while a subscript evaluates an element where it was written. With a
+target ``[l = {n.p, a}; a = 2; n = [p = 7]]``, ``TARGET.l[0]`` is 7 but ``sum(TARGET.l)``
+adds MY's ``n.p`` and ``a`` (classad2 25.14.1; tests/data/classad/regressions.jsonl).
 """
 
 from __future__ import annotations
@@ -308,13 +308,23 @@ def value_of_absolute(st: EvalState, lname: str) -> Any:
 
 
 def select(st: EvalState, base: Any, lname: str) -> Any:
-    """``base.name``: from an ad (and its enclosing ads), mapped over a list."""
+    """``base.name``: from an ad (and its enclosing ads), mapped over a list whose
+    elements are read as a function reads them, from the current ad (classad2 25.14.1:
+    with MY ``[a = [x = 1]]`` and TARGET ``[l = {MY.a}; a = [x = 2]]``, ``TARGET.l.x`` is
+    ``{1}`` where ``TARGET.l[0].x`` is 2). Each level of lists counts towards MAX_DEPTH:
+    an element can be its own list again (TARGET ``[b = {b}]``)."""
     if isinstance(base, AdBase):
         return UNDEFINED if base.detached else attribute_of(st, base, lname)
     if base is UNDEFINED:
         return UNDEFINED
     if type(base) is ClassAdList:
-        return ClassAdList([select(st, item, lname) for item in base])
+        if st.depth >= MAX_DEPTH:
+            return ERROR
+        st.depth += 1
+        try:
+            return ClassAdList([select(st, item, lname) for item in elements(st, base)])
+        finally:
+            st.depth -= 1
     return ERROR
 
 
