@@ -142,7 +142,7 @@ class Slot:
         claim = self.claim
         if claim is None:
             self.ad["CurrentRank"] = unclaimed_rank
-            self._drop(CLAIM_ATTRIBUTES)
+            self.ad.discard(CLAIM_ATTRIBUTES)
             return
         self.ad["CurrentRank"] = claim.rank
         self.ad["AcceptedWhileDraining"] = claim.accepted_while_draining
@@ -177,7 +177,7 @@ class Slot:
         """JobId, JobStart and LastPeriodicCheckpoint, present only while a job runs."""
         claim = self.claim
         if claim is None or claim.job is None:
-            self._drop(JOB_ATTRIBUTES)
+            self.ad.discard(JOB_ATTRIBUTES)
             return
         job_id = claim.job_id()
         if job_id is not None:
@@ -196,8 +196,3 @@ class Slot:
             self.ad["Requirements"] = False
             return
         self.ad["Requirements"] = _REQUIREMENTS[self.kind is not Kind.STATIC]
-
-    def _drop(self, names: tuple[str, ...]) -> None:
-        for name in names:
-            if name in self.ad:
-                del self.ad[name]

@@ -46,7 +46,7 @@ from .spawn import USABLE as SPAWN_USABLE
 from .spawn import Spawned, spawn
 from .transfer import input_copies, run_copies, shim_command
 
-__all__ = ["LAUNCH_TIMEOUT", "Exec", "launch", "prepare"]
+__all__ = ["LAUNCH_TIMEOUT", "Exec", "prepare"]
 
 LAUNCH_TIMEOUT = 30.0  # seconds for the shim to exec the job (an stdin FIFO or a hung mount)
 BUSY_RETRIES = 20  # tries to exec a transferred executable that another fork holds open
@@ -79,14 +79,6 @@ class Exec:
         if self.shim:
             return _exec_in_shim(self.spec), True
         return _start_here(self.spec, busy_retries=self.busy_retries), False
-
-
-def launch(
-    start: Start, sandbox: Sandbox, *, via_shim: bool = False
-) -> tuple[subprocess.Popen | Spawned, bool]:
-    """Fill the sandbox and start the job in a new session; StartError when it cannot.
-    Also says whether the shim exec'd the job (always with ``via_shim``, for tests)."""
-    return prepare(start, sandbox, via_shim=via_shim).run()
 
 
 def prepare(start: Start, sandbox: Sandbox, *, via_shim: bool = False) -> Exec:

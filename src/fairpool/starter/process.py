@@ -25,7 +25,7 @@ import resource
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from ..classad import ClassAd
@@ -130,19 +130,6 @@ class JobProcess:
         ``via_shim`` starts the job and copies its files through the shim even when no user
         switch needs it: the tests run every start both ways."""
         start = Start.of(ad, slot=slot, machine_ad=machine_ad, assigned=dict(assigned or {}))
-        return cls.launch(start, execute_dir=execute_dir, via_shim=via_shim, spares=spares)
-
-    @classmethod
-    def launch(
-        cls,
-        start: Start,
-        *,
-        execute_dir: str | os.PathLike[str],
-        via_shim: bool = False,
-        spares: Spares | None = None,
-    ) -> JobProcess:
-        """``spawn`` from a job already read into a ``Start`` (the starter process gets
-        them so); the same errors."""
         return cls.prepare(start, execute_dir=execute_dir, via_shim=via_shim, spares=spares).run()
 
     @classmethod
@@ -154,22 +141,16 @@ class JobProcess:
         via_shim: bool = False,
         spares: Spares | None = None,
     ) -> Launch:
-        """``launch``'s first half, the sandbox made and filled; ``Launch.run`` execs the
-        job. The same errors, from the half that meets them."""
-        plan, slot = start.plan, start.slot
+        """``spawn``'s first half, from a job already read into a ``Start`` (the starter
+        process gets them so): the sandbox made and filled; ``Launch.run`` execs the job.
+        The same errors, from the half that meets them."""
         try:
-            user = job_user(plan.owner)
+            user = job_user(start.plan.owner)
         except StartError as error:
-            raise StartError(from_slot(error.hold, slot)) from None
+            raise StartError(from_slot(error.hold, start.slot)) from None
         sandbox = Sandbox.create(execute_dir, user, spares)
-        try:
+        with _removed_on_failure(sandbox, start.slot):
             planned = prepare(start, sandbox, via_shim=via_shim)
-        except StartError as error:
-            sandbox.remove()
-            raise StartError(from_slot(error.hold, slot)) from None
-        except BaseException:
-            sandbox.remove()
-            raise
         return Launch(start, sandbox, planned, via_shim)
 
     def suspend(self) -> None:
@@ -281,17 +262,11 @@ class Launch:
     via_shim: bool
 
     def run(self) -> JobProcess:
-        """Exec the job; StartError or OSError as ``JobProcess.launch`` (the sandbox is
+        """Exec the job; StartError or OSError as ``JobProcess.spawn`` (the sandbox is
         removed then)."""
         before = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
-        try:
+        with _removed_on_failure(self.sandbox, self.start.slot):
             popen, shimmed = self.planned.run()
-        except StartError as error:
-            self.sandbox.remove()
-            raise StartError(from_slot(error.hold, self.start.slot)) from None
-        except BaseException:
-            self.sandbox.remove()
-            raise
         between = (before, time.clock_gettime_ns(time.CLOCK_BOOTTIME))
         return JobProcess(
             popen,
@@ -302,6 +277,20 @@ class Launch:
             copy_via_shim=self.via_shim,
             between=between,
         )
+
+
+@contextlib.contextmanager
+def _removed_on_failure(sandbox: Sandbox, slot: str) -> Iterator[None]:
+    """The sandbox removed when a start fails; a hold's reason says the slot, as
+    HTCondor's starter says it."""
+    try:
+        yield
+    except StartError as error:
+        sandbox.remove()
+        raise StartError(from_slot(error.hold, slot)) from None
+    except BaseException:
+        sandbox.remove()
+        raise
 
 
 async def wait(process: JobProcess) -> ExitRecord:

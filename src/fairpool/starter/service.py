@@ -109,23 +109,25 @@ class Service:
 
     def _start(self, start: Start) -> None:
         """In a start thread: the whole start of a job that copies files in."""
-        try:
-            launch = JobProcess.prepare(start, execute_dir=self.execute_dir, spares=self.spares)
-        except Exception as error:
-            self._refused(start, error)
-            return
-        self._exec(launch)
+        launch = self._prepared(start)
+        if launch is not None:
+            self._exec(launch)
 
     def _prepare(self, start: Start) -> None:
         """On the loop: a job's sandbox made and filled; its exec, which waits for the new
         process, in a start thread. Only the exec's wait is apart: each hand-over to a
         thread costs the kernel's switches between them."""
+        launch = self._prepared(start)
+        if launch is not None:
+            self._starts.submit(self._exec, launch)
+
+    def _prepared(self, start: Start) -> Launch | None:
+        """The job's sandbox made and filled, or None once its refusal is sent."""
         try:
-            launch = JobProcess.prepare(start, execute_dir=self.execute_dir, spares=self.spares)
+            return JobProcess.prepare(start, execute_dir=self.execute_dir, spares=self.spares)
         except Exception as error:
             self._refused(start, error)
-            return
-        self._starts.submit(self._exec, launch)
+            return None
 
     def _refused(self, start: Start, error: Exception) -> None:
         if isinstance(error, StartError):
