@@ -78,3 +78,42 @@ def test_a_process_that_leaves_its_heap_at_exit_collects_no_garbage_then():
 
     assert run(False) == "collected"  # the exit's last collection finalizes the cycle
     assert run(True) == ""
+
+
+YOUNG = """
+import gc
+import fairpool.runtime.collection as collection
+collection.YOUNG_FROZEN_FLOOR = {floor}
+kept = []
+with collection.batch_collection():
+    gc.collect(0)
+    after_young = gc.get_freeze_count()
+    kept += [[n] for n in range(30_000)]  # survivors of young collections
+    gc.collect(0)
+    young_again = gc.get_freeze_count()
+    gc.collect()  # a full collection: doubled beyond the floor -> thawed
+    after_full = gc.get_freeze_count()
+    gc.collect(0)  # thawed: nothing frozen until a full collection has walked it all
+    still = gc.get_freeze_count()
+    gc.collect()
+    walked = gc.get_freeze_count()
+print(after_young > 0, young_again >= after_young + 30_000, after_full, still, walked > 30_000)
+"""
+
+
+def run_young(floor: int) -> list[str]:
+    script = YOUNG.format(floor=floor)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_a_batch_run_freezes_what_survives_a_young_collection_too():
+    young, again, after_full, still, walked = run_young(10_000_000)
+    assert (young, again, walked) == ("True", "True", "True")
+    assert int(after_full) >= 30_000 and int(still) == int(after_full)  # never thawed
+
+
+def test_a_batch_run_thaws_once_its_frozen_heap_has_doubled():
+    young, again, after_full, still, walked = run_young(1_000)
+    assert (young, again, walked) == ("True", "True", "True")
+    assert (after_full, still) == ("0", "0")  # thawed, and kept so until a full walk
