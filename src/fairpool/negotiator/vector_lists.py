@@ -19,7 +19,7 @@ less than a vector evaluation's fixed cost, and gives the same list.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
 from operator import attrgetter, eq
@@ -53,6 +53,7 @@ from .slots import Slot
 __all__ = ["CandidateSlots", "VectorLists", "satisfied_cells"]
 
 _NONE = -1
+_UNSEEN = object()  # a name _Entry.seen does not have
 _EMPTY = np.zeros(0, np.int64)
 _TAKEN, _AD, _NAME = attrgetter("_taken"), attrgetter("ad"), attrgetter("name")
 _STATE, _CLAIMED_IDLE = attrgetter("state", "activity"), ("Claimed", "Idle")
@@ -79,6 +80,16 @@ class _Entry:
     slot_rank: np.ndarray
     preempt: np.ndarray
     order: np.ndarray | None = None  # sorted positions, when no slot is claimed
+    seen: dict[str, Expr | None] = field(default_factory=dict)  # read, by these very exprs
+
+    def holds_for(self, job: ClassAd) -> bool:
+        """Whether this evaluation is the job's too: every name it read from the job has
+        what it had (the very expression, or one alike: ``job_token``)."""
+        exprs, seen = job._exprs, self.seen
+        for name, token in self.read.items():
+            if exprs.get(name) is not seen.get(name, _UNSEEN) and job_token(job, name) != token:
+                return False
+        return True
 
     @cached_property
     def unordered(self) -> bool:
@@ -141,6 +152,7 @@ class VectorLists:
             for k in [k for k, known in enumerate(policy) if known is None]:
                 policy[k] = _slot_policy(slots[k])
         self.policy = np.fromiter(policy, bool, n)
+        self.any_policy = bool(self.policy.any())  # consumption-policy rows, on the scalar path
         held = list(map(_REMOTE_USER, slots))
         users = set(held)
         users.discard(None)
@@ -163,20 +175,24 @@ class VectorLists:
         reasons: set[str],
     ) -> _Lazy:
         """Every slot the job could take, best popped first (candidates.match_list)."""
-        free = ~self.board & ~self.skip
-        if np.count_nonzero(free) <= self.scalar_rows and autocluster not in self.cache:
-            # a vector evaluation's fixed cost is that of dozens of slots one at a time
-            found = self._scalar(job, np.flatnonzero(free), turn, eup_of, reasons)
-            return _Lazy(self, None, _EMPTY, _EMPTY, found)
         entry = self.cache.get(autocluster)
-        if entry is None or any(job_token(job, n) != v for n, v in entry.read.items()):
+        if entry is None:
+            free = ~self.board & ~self.skip
+            if np.count_nonzero(free) <= self.scalar_rows:
+                # a vector evaluation's fixed cost is that of dozens of slots one at a time
+                found = self._scalar(job, np.flatnonzero(free), turn, eup_of, reasons)
+                return _Lazy(self, None, _EMPTY, _EMPTY, found)
+        if entry is None or not entry.holds_for(job):
             entry = self._evaluate(job, autocluster)
-        rows = np.flatnonzero(self.policy & free)
-        found = self._scalar(job, rows, turn, eup_of, reasons) if len(rows) else []
+        found = []
+        if self.any_policy:
+            rows = np.flatnonzero(self.policy & ~self.board & ~self.skip)
+            found = self._scalar(job, rows, turn, eup_of, reasons) if len(rows) else []
         if entry.unordered or any(k != k for c in found for k in c.key):
             # NaN ranks: tuples with NaN sort by object identity in Python, which only
             # the scalar path reproduces; it decides this list on its own
-            found = self._scalar(job, np.flatnonzero(free), turn, eup_of, reasons)
+            free = np.flatnonzero(~self.board & ~self.skip)
+            found = self._scalar(job, free, turn, eup_of, reasons)
             return _Lazy(self, entry, _EMPTY, _EMPTY, found)
         live = ~self.board[entry.rows]
         return self._ordered(job, entry, live, turn, eup_of, reasons, found)
@@ -213,6 +229,7 @@ class VectorLists:
             ok, ranks, slot_rank, preempt = self._stages(vm, rows, claimed)
             read = {name: job_token(job, name) for name in vm.read}
             entry = self._entry(read, rows[ok], ranks, claimed[ok], slot_rank, preempt)
+            entry.seen = _seen(job, read)
             if not vm.dynamic and not (vm.read & JOB_ANNOTATIONS):
                 self.cache[autocluster] = entry
             return entry
@@ -233,6 +250,7 @@ class VectorLists:
         if before is not None:
             read = {**before.read, **read}
         entry = self._entry(read, rows[met], table[met, 1:], claimed[met], slot_rank, preempt)
+        entry.seen = _seen(job, read)
         if not vm.dynamic and not (vm.read & JOB_ANNOTATIONS):
             self.cache[autocluster] = entry
             plain = np.flatnonzero(~claimed)
@@ -400,6 +418,13 @@ class VectorLists:
         rest = rest[~(entry.slot_rank[rest] < self._current(rows[rest]))]
         state[rest] = PRIORITY
         return state
+
+
+def _seen(job: ClassAd, read: dict[str, Any]) -> dict[str, Expr | None]:
+    """The job's expressions of the names an evaluation read, where their tokens are the
+    ones it read: a later job holding the very same expression needs no token made."""
+    exprs = job._exprs
+    return {name: exprs.get(name) for name, token in read.items() if job_token(job, name) == token}
 
 
 def _sort(entry: _Entry, state: np.ndarray, keep: np.ndarray, index: np.ndarray) -> np.ndarray:
