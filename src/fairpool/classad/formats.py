@@ -32,6 +32,7 @@ from .values import AbsTime, Error, RelTime, Undefined, from_text, to_text
 
 __all__ = [
     "clear_cache",
+    "old_line",
     "parse_ad",
     "parse_ads",
     "parse_old_line",
@@ -188,6 +189,18 @@ def write_old(ad: ClassAd) -> str:
             kept[name, id(expr)] = found
         lines.append(found[1])
     return "".join(lines)
+
+
+def old_line(name: str, expr: Expr) -> str:
+    """One attribute's line as ``write_old`` writes it (and keeps it)."""
+    kept = _old_lines
+    found = kept.get((name, id(expr)))
+    if found is None or found[0] is not expr:
+        found = (expr, f"{name} = {_old_text(expr.node)}\n")
+        if len(kept) >= _KEPT:
+            kept.clear()
+        kept[name, id(expr)] = found
+    return found[1]
 
 
 _KEPT = 100_000  # lines or texts kept before they are all forgotten
