@@ -1,6 +1,6 @@
 """The ads a job finds in its sandbox (``_CONDOR_JOB_AD``, ``_CONDOR_MACHINE_AD``) are
 its own and its slot's as they stand at its start, also for the jobs that follow on the
-same slot (the startd writes each ad from the last one written: classad/oldtext.py)."""
+same slot (the startd writes each ad from the last one written: classad/adtext.py)."""
 
 from __future__ import annotations
 

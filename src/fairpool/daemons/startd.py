@@ -41,8 +41,8 @@ from typing import Any
 import psutil
 
 from ..classad import ClassAd, Expr
+from ..classad.adtext import OldText
 from ..classad.jsonads import ad_to_json
-from ..classad.oldtext import OldText
 from ..errors import ClassAdSyntaxError, FairpoolError
 from ..startd import MODERN, Activity, Change, Startd, StartdPolicy, State
 from ..startd.layout import machine_ads
@@ -107,7 +107,7 @@ class StartdDaemon:
         self._update_due = False
         self._activating = ""  # the claim whose job the node is starting
         self._numbers = itertools.count(1)  # of runs
-        self._job_text = OldText()  # the ads a start writes into the sandbox (oldtext.py)
+        self._job_text = OldText()  # the ads a start writes into the sandbox (adtext.py)
         self._slot_texts: dict[str, OldText] = {}
         self._claims_unsure = True  # a claim may have ended (see _forget_ended_claims)
         self._slot_count = 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 import msgspec
 
 from ..classad import ClassAd, write_old
-from ..classad.oldtext import OldText
+from ..classad.adtext import OldText
 from .hold import Hold, StartError
 from .plan import JobPlan, plan_job
 

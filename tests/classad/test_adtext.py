@@ -1,12 +1,15 @@
-"""OldText: an ad written again as it changes gives write_old's text every time, making
-only the lines of the expressions that changed."""
+"""AdText and OldText: an ad written again as it changes gives write_old's text every
+time, making only the pieces of the expressions that changed."""
 
 from __future__ import annotations
 
 import random
 
-from fairpool.classad import ClassAd, oldtext, write_old
-from fairpool.classad.oldtext import OldText
+import pytest
+
+from fairpool.classad import ClassAd, write_old
+from fairpool.classad.adtext import AdText, OldText
+from fairpool.classad.formats import old_line
 
 
 def test_each_text_is_write_olds_through_changes():
@@ -29,22 +32,37 @@ def test_each_text_is_write_olds_through_changes():
     assert text.write(ad) == write_old(ad)
 
 
-def test_only_changed_lines_are_made(monkeypatch):
-    text = OldText()
-    ad = ClassAd({"Name": "slot1@a", "State": "Claimed", "JobId": "1.0", "Cpus": 1})
-    text.write(ad)
+def test_only_changed_pieces_are_made():
     made = []
-    real = oldtext.old_line
 
     def counted(name, expr):
         made.append(name)
-        return real(name, expr)
+        return old_line(name, expr)
 
-    monkeypatch.setattr(oldtext, "old_line", counted)
+    text = AdText(counted)
+    ad = ClassAd({"Name": "slot1@a", "State": "Claimed", "JobId": "1.0", "Cpus": 1})
+    assert "".join(text.pieces(ad)) == write_old(ad) and len(made) == 4
+    made.clear()
     ad["JobId"] = "1.1"
     ad["State"] = "Claimed"  # the same value: the same shared expression
-    assert text.write(ad) == write_old(ad)
+    assert "".join(text.pieces(ad)) == write_old(ad)
     assert made == ["JobId"]
+
+
+def test_a_piece_that_fails_keeps_nothing_of_its_ad():
+    def refusing(name, expr):
+        if name == "Bad":
+            raise ValueError(name)
+        return old_line(name, expr)
+
+    text = AdText(refusing)
+    ad = ClassAd({"A": 1, "B": 2})
+    text.pieces(ad)
+    ad["A"], ad["Bad"] = 3, 4
+    with pytest.raises(ValueError):
+        text.pieces(ad)
+    del ad["Bad"]
+    assert "".join(text.pieces(ad)) == write_old(ad) == "A = 3\nB = 2\n"
 
 
 def test_random_changes_agree_with_write_old():
