@@ -182,7 +182,7 @@ class StartdDaemon:
                 assigned=resource_environment(self.ctx.config, machine),
                 run=next(self._numbers),
                 job_text=self._job_text,
-                machine_text=self._slot_texts.setdefault(slot, OldText()),
+                machine_text=self._slot_text(slot),
             )
         except StartError as err:
             self.refusals[slot] = err
@@ -195,6 +195,13 @@ class StartdDaemon:
         started = asyncio.get_running_loop().create_future()
         self.runs[slot] = _Run(message.run, message.job, claim, started)
         self.claims[claim].job = message.job
+
+    def _slot_text(self, slot: str) -> OldText:
+        """The writer of the slot's ad for its starts (made at its first)."""
+        text = self._slot_texts.get(slot)
+        if text is None:
+            text = self._slot_texts[slot] = OldText()
+        return text
 
     def signal(self, slot: str, action: str) -> bool:
         run = self.runs.get(slot)
