@@ -136,3 +136,17 @@ def test_old_lines_follow_each_ads_names_and_changes():
     del first["Rank"]
     assert write_old(first) == uncached(first) == ('Cmd = "/bin/true"\nCpus = 2\nName = "a\\"b"\n')
     assert write_old(ClassAd()) == ""
+
+
+def test_old_lines_of_one_shared_value_are_each_kept(monkeypatch):
+    """Names that share one value's expression (``0``, ``true``: plain values are shared)
+    each keep their line: the ad written again formats no expression."""
+    from fairpool.classad import formats
+
+    ad = ClassAd({"JobPrio": 0, "Rank": 0, "NiceUser": False, "OnExitHold": False})
+    assert ad.lookup("JobPrio") is ad.lookup("Rank")  # one shared expression
+    first = write_old(ad)
+    formatted = []
+    monkeypatch.setattr(formats, "_old_text", lambda node: formatted.append(node) or "x")
+    assert write_old(ad) == first == "JobPrio = 0\nRank = 0\nNiceUser = false\nOnExitHold = false\n"
+    assert formatted == []

@@ -3,6 +3,8 @@ expected number worked out in a comment."""
 
 from __future__ import annotations
 
+import pytest
+
 from builders import make_job, make_slot
 from fairpool.classad import ClassAd, Expr
 from fairpool.schedd.queue import COMPLETED, HELD, IDLE, RUNNING
@@ -165,3 +167,14 @@ def test_a_vacated_run_counts_its_time_but_commits_none():
     assert "CommittedSlotTime" not in job
     assert "CompletionDate" not in job
     assert job["LastRemoteHost"] == "slot1@a"
+
+
+@pytest.mark.parametrize(
+    ("remove", "status"),
+    [("false", IDLE), ("0", IDLE), ('"yes"', IDLE), ("undefined", IDLE), ("1", COMPLETED)],
+)
+def test_a_literal_exit_policy_is_its_own_value(remove, status):
+    """Literal policies (as condor_submit writes them) are read without an evaluation,
+    with the same outcome: only TRUE or a non-zero number says yes."""
+    job = running_job(OnExitHold=Expr("false"), OnExitRemove=Expr(remove))
+    assert exited(job, {"ExitCode": 0}, {}, None, 1_030).status == status

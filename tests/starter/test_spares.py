@@ -101,6 +101,18 @@ def test_an_ad_file_replaced_in_a_spare_is_not_written_through(tmp_path):
     assert Path(job_path).read_text() == "ClusterId = 7\n" and not Path(job_path).is_symlink()
 
 
+def test_a_spares_ad_file_holds_exactly_the_next_ad_longer_or_shorter(tmp_path):
+    """The file is written over in place and cut only when the last ad was longer."""
+    execute = tmp_path / "execute"
+    user = job_user(pwd.getpwuid(os.geteuid()).pw_name)
+    spares = Spares(execute)
+    for text in ("A = 1\nB = 2\n", "A = 10000\nB = 2\n", "A = 3\n", "A = 3\n"):
+        sandbox = Sandbox.create(execute, user, spares)
+        job_path, _ = sandbox.write_ads(text.encode(), None)
+        assert Path(job_path).read_text() == text
+        sandbox.remove()
+
+
 def test_a_spare_goes_only_to_the_same_user(tmp_path):
     execute = tmp_path / "execute"
     (execute / "dir_1").mkdir(parents=True, mode=0o700)

@@ -7,6 +7,7 @@ import sys
 from starter_jobs import until, wait_for
 
 from fairpool.starter import Usage
+from fairpool.starter.usage import TreeSample
 
 BURN = (  # ~0.5 s of user CPU, arithmetic between rare looks at the clock
     "import os, time\n"
@@ -74,3 +75,9 @@ def test_attrs_use_htcondor_names():
         "MemoryUsage": 2,
         "DiskUsage": 12,
     }
+
+
+def test_each_figure_is_kept_by_the_others_updates():
+    usage = Usage(1.0, 0.5, 100, 50, 7).with_sample(TreeSample(0.5, 0.75, 60, 80))
+    assert usage == Usage(1.0, 0.75, 100, 60, 7)
+    assert usage.with_disk(9) == Usage(1.0, 0.75, 100, 60, 9)

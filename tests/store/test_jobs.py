@@ -186,10 +186,10 @@ def test_a_leave_that_fails_midway_changes_nothing(engine, monkeypatch, failing)
     elif failing == "history":  # the history rows fail after every delete ran
         made = jobs_module._history_row
 
-        def history_row(job: ClassAd) -> dict:
+        def history_row(job: ClassAd, *rest: object) -> dict:
             if job is procs[2]:
                 raise OSError("the disk is full")
-            return made(job)
+            return made(job, *rest)
 
         monkeypatch.setattr(jobs_module, "_history_row", history_row)
     else:  # the last changed job fails after the deletes and the history rows

@@ -32,6 +32,7 @@ from .values import AbsTime, Error, RelTime, Undefined, from_text, to_text
 
 __all__ = [
     "clear_cache",
+    "old_line",
     "parse_ad",
     "parse_ads",
     "parse_old_line",
@@ -170,25 +171,40 @@ def clear_cache() -> None:
 
 def write_old(ad: ClassAd) -> str:
     """``Name = expr`` lines as condor_status -l prints them (strings as UTF-8 text).
-    Each attribute's line is kept by its expression: a starter writes each job's ad and
-    its slot's ad into the job's sandbox, and most of their expressions were written
-    before, by the ads of the same cluster or of the same slot."""
+    Each line is kept by its name and expression: a starter writes each job's ad and its
+    slot's ad into the job's sandbox, and most of their lines were written before, by the
+    ads of the same cluster or of the same slot. The name is part of the key because
+    a plain value's expression is one shared object (``0``, ``true``, this second's
+    time...): kept by the expression alone, the many names of one value took each
+    other's place, and most lines were written anew."""
     names, kept = ad._names, _old_lines
     lines = []
     for key, expr in ad._exprs.items():
-        found = kept.get(id(expr))
         name = names[key]
-        if found is None or found[0] is not expr or found[1] != name:
-            found = (expr, name, f"{name} = {_old_text(expr.node)}\n")
+        found = kept.get((name, id(expr)))
+        if found is None or found[0] is not expr:
+            found = (expr, f"{name} = {_old_text(expr.node)}\n")
             if len(kept) >= _KEPT:
                 kept.clear()
-            kept[id(expr)] = found
-        lines.append(found[2])
+            kept[name, id(expr)] = found
+        lines.append(found[1])
     return "".join(lines)
 
 
+def old_line(name: str, expr: Expr) -> str:
+    """One attribute's line as ``write_old`` writes it (and keeps it)."""
+    kept = _old_lines
+    found = kept.get((name, id(expr)))
+    if found is None or found[0] is not expr:
+        found = (expr, f"{name} = {_old_text(expr.node)}\n")
+        if len(kept) >= _KEPT:
+            kept.clear()
+        kept[name, id(expr)] = found
+    return found[1]
+
+
 _KEPT = 100_000  # lines or texts kept before they are all forgotten
-_old_lines: dict[int, tuple[Expr, str, str]] = {}  # id(expr) -> (expr, name, its line)
+_old_lines: dict[tuple[str, int], tuple[Expr, str]] = {}  # (name, id(expr)) -> its line
 _old_texts: dict[int, tuple[Node, str]] = {}  # id(node) -> (node, its old-syntax text)
 
 

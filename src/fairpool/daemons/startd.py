@@ -41,6 +41,7 @@ from typing import Any
 import psutil
 
 from ..classad import ClassAd, Expr
+from ..classad.adtext import OldText
 from ..classad.jsonads import ad_to_json
 from ..errors import ClassAdSyntaxError, FairpoolError
 from ..startd import MODERN, Activity, Change, Startd, StartdPolicy, State
@@ -106,6 +107,8 @@ class StartdDaemon:
         self._update_due = False
         self._activating = ""  # the claim whose job the node is starting
         self._numbers = itertools.count(1)  # of runs
+        self._job_text = OldText()  # the ads a start writes into the sandbox (adtext.py)
+        self._slot_texts: dict[str, OldText] = {}
         self._claims_unsure = True  # a claim may have ended (see _forget_ended_claims)
         self._slot_count = 0
         self._wake = None
@@ -178,6 +181,8 @@ class StartdDaemon:
                 machine_ad=machine,
                 assigned=resource_environment(self.ctx.config, machine),
                 run=next(self._numbers),
+                job_text=self._job_text,
+                machine_text=self._slot_text(slot),
             )
         except StartError as err:
             self.refusals[slot] = err
@@ -190,6 +195,13 @@ class StartdDaemon:
         started = asyncio.get_running_loop().create_future()
         self.runs[slot] = _Run(message.run, message.job, claim, started)
         self.claims[claim].job = message.job
+
+    def _slot_text(self, slot: str) -> OldText:
+        """The writer of the slot's ad for its starts (made at its first)."""
+        text = self._slot_texts.get(slot)
+        if text is None:
+            text = self._slot_texts[slot] = OldText()
+        return text
 
     def signal(self, slot: str, action: str) -> bool:
         run = self.runs.get(slot)
@@ -471,6 +483,8 @@ class StartdDaemon:
             private[name] = {"ClaimId": self.secret[name]}
         for name in [n for n in self.secret if n not in self.startd.slots]:
             del self.secret[name]
+        for name in [n for n in self._slot_texts if n not in self.startd.slots]:
+            del self._slot_texts[name]
         return ads, private
 
     def _update_soon(self) -> None:

@@ -21,6 +21,7 @@ from functools import partial
 
 from ..classad import ClassAd
 from ..classad.match import evaluate, satisfied
+from ..classad.scope import NOT_CONST
 from .queue import COMPLETED, HELD, IDLE
 from .userlog import (
     Evicted,
@@ -35,6 +36,7 @@ __all__ = ["ON_EXIT_HOLD", "Outcome", "exited", "run_ended", "started", "vacated
 
 ON_EXIT_HOLD = 3  # HoldReasonCode: the job's OnExitHold expression became TRUE
 _RESOURCES = (("Cpus", "RequestCpus"), ("Disk", "RequestDisk"), ("Memory", "RequestMemory"))
+_PROVISIONED = tuple((resource, f"{resource}Provisioned") for resource, _ in _RESOURCES)
 
 
 @dataclass(frozen=True)
@@ -72,25 +74,29 @@ def started(job: ClassAd, slot: str, address: str, now: float) -> Executing:
 
 
 def run_ended(job: ClassAd, usage: Mapping[str, float], slot: ClassAd | None, now: float) -> int:
-    """The run's wall-clock seconds and CPU, added to the job's totals; its length."""
+    """The run's wall-clock seconds and CPU, added to the job's totals; its length. The
+    values are set in one ``update``, in the order they were always set in."""
     start = job.get("JobCurrentStartDate")
     run = max(0, int(now) - start) if type(start) is int else 0
-    job["RemoteWallClockTime"] = _number(job, "RemoteWallClockTime") + run
-    job["CumulativeSlotTime"] = _number(job, "CumulativeSlotTime") + run * _cpus(job, slot)
+    values: dict[str, object] = {
+        "RemoteWallClockTime": _number(job, "RemoteWallClockTime") + run,
+        "CumulativeSlotTime": _number(job, "CumulativeSlotTime") + run * _cpus(job, slot),
+    }
     for name in ("RemoteUserCpu", "RemoteSysCpu"):
-        job[name] = _number(job, name) + float(usage.get(name, 0.0))
+        values[name] = _number(job, name) + float(usage.get(name, 0.0))
     for name in ("ImageSize", "ResidentSetSize", "MemoryUsage", "DiskUsage"):
         if name in usage:
-            job[name] = max(_int(job, name), int(usage[name]))
+            values[name] = max(_int(job, name), int(usage[name]))
     if slot is not None:
-        for resource, _ in _RESOURCES:
+        for resource, provisioned in _PROVISIONED:
             value = slot.get(resource)
             if type(value) in (int, float):
-                job[f"{resource}Provisioned"] = value
+                values[provisioned] = value
     remote = job.get("RemoteHost")
     if isinstance(remote, str):
-        job["LastRemoteHost"] = remote
-    job["LastJobStatus"] = job.get("JobStatus", IDLE)
+        values["LastRemoteHost"] = remote
+    values["LastJobStatus"] = job.get("JobStatus", IDLE)
+    job.update(values)
     return run
 
 
@@ -174,7 +180,12 @@ def _resources(
 
 
 def _true(job: ClassAd, name: str, now: float) -> bool:
-    return name in job and satisfied(evaluate(job.lookup(name), job, now=now))
+    """A literal (OnExitHold = false, as submitted) is its own value: no evaluation."""
+    expr = job._exprs.get(name.lower())
+    if expr is None:
+        return False
+    value = expr.const
+    return satisfied(evaluate(expr, job, now=now) if value is NOT_CONST else value)
 
 
 def _cpus(job: ClassAd, slot: ClassAd | None) -> float:

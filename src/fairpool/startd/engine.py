@@ -206,12 +206,14 @@ class Engine:
         slot.entered_activity = self.now
         slot.changes_made += 1
         mark = slot.changes_made
-        if not self.policy.profile.stale_ad_in_enter_action:
+        stale = self.policy.profile.stale_ad_in_enter_action
+        if not stale:
             slot.publish_state()
         self._enter(slot, source)
         if slot.changes_made != mark:
             return
-        slot.publish_state()
+        if stale:  # else published already, and the enter action changed none of it
+            slot.publish_state()
         slot.publish_times(self.now)
         chains = self.policy.profile.chains and self._depth < _MAX_CHAIN
         if chains and activity in (Activity.IDLE, Activity.RETIRING):

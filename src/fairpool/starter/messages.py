@@ -16,6 +16,7 @@ from __future__ import annotations
 import msgspec
 
 from ..classad import ClassAd, write_old
+from ..classad.adtext import OldText
 from .hold import Hold, StartError
 from .plan import JobPlan, plan_job
 
@@ -56,15 +57,20 @@ class Start(msgspec.Struct, tag="start", array_like=True, frozen=True):
         machine_ad: ClassAd | None = None,
         assigned: dict[str, str] | None = None,
         run: int = 0,
+        job_text: OldText | None = None,
+        machine_text: OldText | None = None,
     ) -> Start:
         """The start of the job ``ad`` on ``slot``; StartError when the ad itself cannot
-        run anywhere (no Iwd, no Cmd...)."""
+        run anywhere (no Iwd, no Cmd...). ``job_text`` and ``machine_text`` write the ads
+        when given (a startd keeps one for its jobs and one for each slot)."""
         try:
             plan = plan_job(ad)
         except StartError as error:
             raise StartError(from_slot(error.hold, slot)) from None
         name = f"{ad.get('ClusterId')}.{ad.get('ProcId')}"
-        machine = write_old(machine_ad).encode() if machine_ad is not None else None
+        write_job = write_old if job_text is None else job_text.write
+        write_machine = write_old if machine_text is None else machine_text.write
+        machine = write_machine(machine_ad).encode() if machine_ad is not None else None
         cpus = machine_ad.get("Cpus") if machine_ad is not None else None
         usable = isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0
         return cls(
@@ -72,7 +78,7 @@ class Start(msgspec.Struct, tag="start", array_like=True, frozen=True):
             run,
             name,
             plan,
-            write_old(ad).encode(),
+            write_job(ad).encode(),
             machine,
             cpus if usable else plan.cpus,  # type: ignore[arg-type]
             dict(assigned or {}),

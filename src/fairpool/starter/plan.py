@@ -13,8 +13,10 @@ import posixpath
 import re
 import signal
 from dataclasses import dataclass
+from operator import is_
 
-from ..classad import ClassAd
+from ..classad import ClassAd, Expr
+from ..classad.scope import NOT_CONST
 from .argv import job_arguments, job_environment
 from .hold import FAILED_TO_CREATE_PROCESS, IWD_ERROR, Hold, StartError
 
@@ -81,7 +83,50 @@ class JobPlan:
 
 
 def plan_job(ad: ClassAd) -> JobPlan:
-    """Read the ad; a StartError for what cannot work whatever the machine holds."""
+    """Read the ad; a StartError for what cannot work whatever the machine holds. A plan
+    is made once for the expressions it reads (found by identity: expressions are
+    immutable and shared), which the jobs of a cluster mostly share, unless RequestCpus
+    is an expression that may read other attributes."""
+    exprs = ad._exprs
+    inputs = tuple([exprs.get(key) for key in _READ])
+    key = tuple(map(id, inputs))
+    found = _plans.get(key)
+    if found is not None and all(map(is_, found[0], inputs)):
+        return found[1]
+    plan = _read(ad)
+    cpus = inputs[-1]
+    if cpus is None or cpus.const is not NOT_CONST:
+        if len(_plans) >= _KEPT:
+            _plans.clear()
+        _plans[key] = (inputs, plan)
+    return plan
+
+
+# what _read reads, in lower case (RequestCpus last)
+_READ = (
+    "iwd",
+    "cmd",
+    "transferoutput",
+    "owner",
+    "shouldtransferfiles",
+    "transferexecutable",
+    "arguments",
+    "args",
+    "environment",
+    "env",
+    "in",
+    "out",
+    "err",
+    "transferinput",
+    "transferoutputremaps",
+    "killsig",
+    "requestcpus",
+)
+_KEPT = 4096  # plans kept before they are all forgotten
+_plans: dict[tuple[int, ...], tuple[tuple[Expr | None, ...], JobPlan]] = {}
+
+
+def _read(ad: ClassAd) -> JobPlan:
     iwd = _string(ad, "Iwd")
     if not iwd or not posixpath.isabs(iwd):
         raise StartError(Hold(f"job ad has no absolute Iwd (got {iwd!r})", IWD_ERROR))

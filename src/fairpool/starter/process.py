@@ -26,7 +26,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..classad import ClassAd
 from .hold import StartError, TransferError
@@ -202,7 +202,7 @@ class JobProcess:
         if self._record is None:
             self._sample()
         if not self._finished:
-            self._usage = replace(self._usage, disk_usage=self.sandbox.disk_usage_kib())
+            self._usage = self._usage.with_disk(self.sandbox.disk_usage_kib())
         return self._usage
 
     def finish(self, *, transfer_output: bool | None = None) -> None:

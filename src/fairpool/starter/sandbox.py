@@ -100,25 +100,28 @@ class Sandbox:
         path = f"{self.where}/{name}"
         text = memoryview(ad)
         size = len(text)
-        fd = self._reopen(name)
-        reused = fd is not None
-        if fd is None:
+        reopened = self._reopen(name)
+        if reopened is None:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            before = 0
+        else:
+            fd, before = reopened
         try:  # the bytes as they are: a text stream costs four more system calls a file
-            if self.user.switch and not reused:
+            if self.user.switch and reopened is None:
                 os.fchown(fd, self.user.uid, self.user.gid)
             while text:
                 text = text[os.write(fd, text) :]
-            if reused:  # cut what the last ad left beyond this one (frees no block)
+            if before > size:  # cut what a longer last ad left beyond this one
                 os.ftruncate(fd, size)
         finally:
             os.close(fd)
         return path
 
-    def _reopen(self, name: str) -> int | None:
-        """A spare's ad file ``name`` opened for writing, when it is still the plain file
-        the spare kept (the last job's processes may have replaced it); else whatever is
-        there is removed, and None. Opened without waiting, as a FIFO would make it."""
+    def _reopen(self, name: str) -> tuple[int, int] | None:
+        """A spare's ad file ``name`` opened for writing, and its size, when it is still
+        the plain file the spare kept (the last job's processes may have replaced it); else
+        whatever is there is removed, and None. Opened without waiting, as a FIFO would
+        make it."""
         inode = self._kept.pop(name, None)
         if inode is None:
             return None
@@ -130,7 +133,7 @@ class Sandbox:
         if fd is not None:
             info = os.fstat(fd)
             if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_ino == inode:
-                return fd
+                return fd, info.st_size
             os.close(fd)
         _clear(path)
         return None

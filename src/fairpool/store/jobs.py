@@ -26,6 +26,7 @@ from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, up
 from ..classad import ClassAd, Expr
 from ..classad.jsonads import ad_from_json, ad_to_json, expr_to_json
 from ..classad.match import evaluate, satisfied
+from .adjson import JsonText
 from .database import job_clusters, job_history, jobs
 from .group_commit import Write
 from .prepared import Prepared
@@ -62,6 +63,7 @@ class JobStore:
     def __init__(self, engine: Engine, schedd: str = "") -> None:
         self.engine = engine
         self.schedd = schedd
+        self._history_text = JsonText()  # its history rows (adjson.py)
 
     def load(self) -> StoredQueue:
         mine = jobs.c.schedd == self.schedd
@@ -149,7 +151,9 @@ class JobStore:
     ) -> Write:
         """``leave``'s write, its rows taken from the ads now."""
         keys = [{"s": self.schedd, "c": job["ClusterId"], "p": job["ProcId"]} for job, _ in gone]
-        history = [{**_history_row(job), "schedd": self.schedd} for job, _ in gone]
+        history = [
+            {**_history_row(job, self._history_text), "schedd": self.schedd} for job, _ in gone
+        ]
         empty = [{"s": self.schedd, "c": number} for number in empty_clusters]
         update_rows = self.saving(changed)
 
@@ -219,7 +223,7 @@ def _diff(job: ClassAd, cluster: ClassAd) -> dict[str, object]:
     return own
 
 
-def _history_row(job: ClassAd) -> dict[str, object]:
+def _history_row(job: ClassAd, text: JsonText) -> dict[str, object]:
     owner = job.get("Owner")
     completed = job.get("CompletionDate")
     return {
@@ -227,7 +231,7 @@ def _history_row(job: ClassAd) -> dict[str, object]:
         "proc": job["ProcId"],
         "owner": owner if isinstance(owner, str) else "",
         "completed": completed if type(completed) is int else 0,
-        "ad": _dump(ad_to_json(job)),
+        "ad": text.write(job),
     }
 
 
