@@ -154,15 +154,20 @@ class _Entry:
     kind: tuple | None = None  # its copies' key, when its shape decides it
     copies: Copies | None = None  # the copies it is one of
 
-    def like(self, ad: ClassAd, seq: int) -> _Entry:
-        """This entry's reading for another ad of the same shape (SlotLedger._entry)."""
+    def like(self, ad: ClassAd, seq: int, was: Slot | None = None) -> _Entry:
+        """This entry's reading for another ad of the same shape (SlotLedger._entry);
+        ``was``: that ad's slot before a move, whose name and machine are still its."""
         twin = clone(self)
         twin.ad, twin.seq, twin.copies = ad, seq, None
         if self.slot is not None:
             slot = twin.slot = clone(self.slot)
-            slot.ad, slot.index, slot.name = ad, seq, to_python(ad._exprs["name"].const)
-            machine = ad._exprs.get("machine")
-            slot.machine = None if machine is None else to_python(machine.const)
+            slot.ad, slot.index = ad, seq
+            if was is not None:
+                slot.name, slot.machine = was.name, was.machine
+            else:
+                slot.name = to_python(ad._exprs["name"].const)
+                machine = ad._exprs.get("machine")
+                slot.machine = None if machine is None else to_python(machine.const)
             slot.mentions, slot.consumption, slot.shape = None, None, self
             slot._taken, slot.board, slot.row = False, None, -1
         return twin
@@ -235,8 +240,8 @@ class SlotLedger:
                 new = None
             else:
                 move = moves.get(name)
-                shape = old.slot.shape if move and old is not None and old.slot else None
-                new = self._entry(ad, sequence[name], params, now, shape, move)
+                was = old.slot if move and old is not None else None
+                new = self._entry(ad, sequence[name], params, now, was, move)
             self._recount(old, new)
             if old is not None:
                 self._leave(name, old)
@@ -263,16 +268,18 @@ class SlotLedger:
         seq: int,
         params: NegotiatorParams,
         now: float,
-        shape: _Entry | None = None,
+        was: Slot | None = None,
         move: Move | None = None,
     ) -> _Entry:
         """What the ledger reads of a slot ad: from the ad's shape when an ad of that
         shape was read before (slot_shapes.py), else read; the shape found from the
-        ad's last ``shape`` and the ``move`` since, once that move was seen from it."""
+        shape of the ad's slot as it ``was`` and the ``move`` since, once that move was
+        seen from that shape."""
+        shape = was.shape if was is not None else None
         if shape is not None:
             template = self._moves.after(shape, move)
             if template is not None:
-                return template.like(ad, seq)
+                return template.like(ad, seq, was)
         key = shape_key(ad)
         if key is None:
             return self._read(ad, seq, params, now)

@@ -16,8 +16,9 @@ the *move* that changed an ad (``Move``): a way of changing it, and the expressi
 way set where they are not volatile, in the way's own order. A way must be such that,
 applied to ads of one shape and setting those very expressions (volatile ones as
 literals), it gives ads of one shape: it sets and removes the same names in the same
-order. Then the ad's new shape follows from its old one and the move (``Moves``), learned
-once per pair: the same shape ``shape_key`` would find, without reading the ad.
+order, and leaves Name and Machine as they are. Then the ad's new shape follows from
+its old one and the move (``Moves``), learned once per pair: the same shape
+``shape_key`` would find, without reading the ad.
 """
 
 from __future__ import annotations
