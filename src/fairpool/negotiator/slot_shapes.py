@@ -95,9 +95,10 @@ def alike(ad: ClassAd, read: Iterable[str], exprs: Iterable[Expr | None]) -> boo
 
 
 def clone(obj: Any) -> Any:
-    """A shallow copy of a dataclass instance, without copy's protocol."""
+    """A shallow copy of a dataclass instance, without copy's protocol (its attribute
+    table copied whole: faster than filling the twin's own)."""
     twin = object.__new__(type(obj))
-    twin.__dict__.update(obj.__dict__)
+    twin.__dict__ = obj.__dict__.copy()
     return twin
 
 
