@@ -61,7 +61,7 @@ from .concurrency import held_limits
 from .ephemeral import is_slot_annotation, may_read_job_annotations
 from .params import NegotiatorParams
 from .slot_copies import Copies, copies_key
-from .slot_shapes import JOB, alike, clone, shape_key
+from .slot_shapes import JOB, Move, Moves, alike, clone, shape_key
 from .slots import (
     HELD_STATES,
     Slot,
@@ -80,7 +80,10 @@ __all__ = ["SlotLedger", "Standing"]
 
 _NO_JOB = ClassAd()  # what a constant RANK is evaluated against
 _SEQ = attrgetter("seq")  # an entry's collector order
-_SHAPES = 50_000  # shapes kept at most (slot_shapes.py)
+_SHAPES = 50_000  # shapes kept at most (slot_shapes.py), and pairs of them
+# What the totals do as one counted slot gives way to another: (slots, listed slots,
+# (counter, key, one more or one less) for each count that moves)
+_Delta = tuple[int, int, tuple[tuple[Counter, object, int], ...]]
 
 # What the fetch, the trim, the totals and classify read of a slot ad.
 _READ = tuple(
@@ -151,15 +154,20 @@ class _Entry:
     kind: tuple | None = None  # its copies' key, when its shape decides it
     copies: Copies | None = None  # the copies it is one of
 
-    def like(self, ad: ClassAd, seq: int) -> _Entry:
-        """This entry's reading for another ad of the same shape (SlotLedger._entry)."""
+    def like(self, ad: ClassAd, seq: int, was: Slot | None = None) -> _Entry:
+        """This entry's reading for another ad of the same shape (SlotLedger._entry);
+        ``was``: that ad's slot before a move, whose name and machine are still its."""
         twin = clone(self)
         twin.ad, twin.seq, twin.copies = ad, seq, None
         if self.slot is not None:
             slot = twin.slot = clone(self.slot)
-            slot.ad, slot.index, slot.name = ad, seq, to_python(ad._exprs["name"].const)
-            machine = ad._exprs.get("machine")
-            slot.machine = None if machine is None else to_python(machine.const)
+            slot.ad, slot.index = ad, seq
+            if was is not None:
+                slot.name, slot.machine = was.name, was.machine
+            else:
+                slot.name = to_python(ad._exprs["name"].const)
+                machine = ad._exprs.get("machine")
+                slot.machine = None if machine is None else to_python(machine.const)
             slot.mentions, slot.consumption, slot.shape = None, None, self
             slot._taken, slot.board, slot.row = False, None, -1
         return twin
@@ -180,6 +188,7 @@ class SlotLedger:
         self.active: dict[str, _Entry] = {}  # entries that are not standing nor copies
         self._copies: dict[tuple, Copies] = {}  # free slots by kind (slot_copies.py)
         self._shapes: dict[tuple, _Entry] = {}  # an entry read for each shape of ad
+        self._moves = Moves()  # where the pool's moves take each of them
         self._order: list[_Entry] | None = None  # the active entries in collector order
         self._every: list[_Entry] | None = None  # they and every copy, in that order
         self._noting = 0  # slots whose expressions may read a job's annotations
@@ -192,6 +201,7 @@ class SlotLedger:
         self._effective: Counter[float] = Counter()
         self._limits: dict[str, Counter[float]] = {}
         self._mentions: Counter[frozenset[str]] = Counter()  # slots share their sets
+        self._deltas: dict[tuple, _Delta] = {}  # (shape, shape) -> what the totals do
         self._users: dict[object, dict[str, tuple[int, int, str]]] = {}
         self._blocked: dict[str, _Entry] = {}
         self._columns = SlotColumns([])  # of the blocked slots, for policy_blocks
@@ -207,9 +217,12 @@ class SlotLedger:
         changed: Iterable[str],
         params: NegotiatorParams,
         now: float,
+        moves: Mapping[str, Move | None] | None = None,
     ) -> None:
         """Read again the slots named in ``changed`` (all of them when ``params`` is not
-        the configuration last seen); ``sequence`` gives each slot's collector order."""
+        the configuration last seen); ``sequence`` gives each slot's collector order,
+        ``moves`` the one move (slot_shapes.py) that changed a slot since it was last
+        read, where the caller knows it."""
         if params is not self.params:
             self._reset()
             self.params = params
@@ -219,10 +232,16 @@ class SlotLedger:
             self._order = None
         if changed:
             self._every = None
+        moves = moves or {}
         for name in changed:
             old = self.entries.pop(name, None)
             ad = ads.get(name)
-            new = None if ad is None else self._entry(ad, sequence[name], params, now)
+            if ad is None:
+                new = None
+            else:
+                move = moves.get(name)
+                was = old.slot if move and old is not None else None
+                new = self._entry(ad, sequence[name], params, now, was, move)
             self._recount(old, new)
             if old is not None:
                 self._leave(name, old)
@@ -243,20 +262,38 @@ class SlotLedger:
         elif not entry.standing:
             self._activate(name, entry)
 
-    def _entry(self, ad: ClassAd, seq: int, params: NegotiatorParams, now: float) -> _Entry:
+    def _entry(
+        self,
+        ad: ClassAd,
+        seq: int,
+        params: NegotiatorParams,
+        now: float,
+        was: Slot | None = None,
+        move: Move | None = None,
+    ) -> _Entry:
         """What the ledger reads of a slot ad: from the ad's shape when an ad of that
-        shape was read before (slot_shapes.py), else read."""
+        shape was read before (slot_shapes.py), else read; the shape found from the
+        shape of the ad's slot as it ``was`` and the ``move`` since, once that move was
+        seen from that shape."""
+        shape = was.shape if was is not None else None
+        if shape is not None:
+            template = self._moves.after(shape, move)
+            if template is not None:
+                return template.like(ad, seq, was)
         key = shape_key(ad)
         if key is None:
             return self._read(ad, seq, params, now)
         template = self._shapes.get(key)
         if template is not None:
+            if shape is not None:
+                self._moves.learn(shape, move, template)
             return template.like(ad, seq)
         entry = self._read(ad, seq, params, now)
         read = (*_READ, *self.collector.trace(ad).looked)
         if entry.fixed and entry.slot is not None and alike(ad, read, _slot_exprs(params)):
             if len(self._shapes) >= _SHAPES:
                 self._shapes.clear()
+                self._moves = Moves()
             template = self._shapes[key] = entry.like(ad, seq)
             if entry.free and not JOB.intersection(key[0]):  # the shape is the kind
                 template.kind = copies_key(ad, entry.slot.weight, entry.counted, entry.effective)
@@ -337,8 +374,26 @@ class SlotLedger:
             self._per_slot(a, -1)
         if b is not None:
             self._per_slot(b, 1)
-        self._count += (b is not None) - (a is not None)
-        self._listed += (b is not None and b.listed) - (a is not None and a.listed)
+        pair = (a.slot.shape if a else None), (b.slot.shape if b else None)
+        known = (a is None or pair[0] is not None) and (b is None or pair[1] is not None)
+        delta = self._deltas.get(pair) if known else None
+        if delta is None:
+            delta = self._delta(a, b)
+            if known:
+                if len(self._deltas) >= _SHAPES:
+                    self._deltas.clear()
+                self._deltas[pair] = delta
+        count, listed, bumps = delta
+        self._count += count
+        self._listed += listed
+        for counter, key, sign in bumps:
+            _bump(counter, key, sign)
+
+    def _delta(self, a: _Entry | None, b: _Entry | None) -> _Delta:
+        """What the totals do as counted entry ``a`` gives way to counted entry ``b``
+        (either may be None): only what an entry's shape decides, so kept per pair of
+        shapes (``_deltas``)."""
+        bumps: list[tuple[Counter, object, int]] = []
         old_slot, new_slot = (a.slot if a else None), (b.slot if b else None)
         held = _holding(old_slot), _holding(new_slot)
         if held[0] != held[1]:
@@ -347,16 +402,24 @@ class SlotLedger:
                     counter = self._held.get(holder)
                     if counter is None:
                         counter = self._held[holder] = Counter()
-                    _bump(counter, weight, sign)
-        _shift(self._weights, *(s.weight if s else _NOTHING for s in (old_slot, new_slot)))
-        _shift(self._pie, *(e.slot.weight if e and e.counted else _NOTHING for e in (a, b)))
-        _shift(self._effective, *(e.effective if e else _NOTHING for e in (a, b)))
-        _shift(self._mentions, *(e.mentions if e else _NOTHING for e in (a, b)))
+                    bumps.append((counter, weight, sign))
+        for counter, before, after in (
+            (self._weights, *(s.weight if s else _NOTHING for s in (old_slot, new_slot))),
+            (self._pie, *(e.slot.weight if e and e.counted else _NOTHING for e in (a, b))),
+            (self._effective, *(e.effective if e else _NOTHING for e in (a, b))),
+            (self._mentions, *(e.mentions if e else _NOTHING for e in (a, b))),
+        ):
+            if before != after:
+                moved = ((before, -1), (after, 1))
+                bumps += [(counter, v, sign) for v, sign in moved if v is not _NOTHING]
         limits = (a.limits if a else ()), (b.limits if b else ())
         if limits[0] != limits[1]:
             for held_limits_, sign in zip(limits, (-1, 1), strict=True):
                 for limit, amount in held_limits_:
-                    _bump(self._limits.setdefault(limit, Counter()), amount, sign)
+                    bumps.append((self._limits.setdefault(limit, Counter()), amount, sign))
+        count = (b is not None) - (a is not None)
+        listed = (b is not None and b.listed) - (a is not None and a.listed)
+        return count, listed, tuple(bumps)
 
     def _per_slot(self, entry: _Entry, sign: int) -> None:
         """What is kept slot by slot: the blocked slots, and the users of each machine."""
@@ -370,7 +433,9 @@ class SlotLedger:
             else:
                 self._blocked.pop(slot.name, None)
         if entry.slot_id is not None and slot.remote_user is not None:
-            on_machine = self._users.setdefault(slot.machine, {})
+            on_machine = self._users.get(slot.machine)
+            if on_machine is None:
+                on_machine = self._users[slot.machine] = {}
             if sign > 0:
                 on_machine[slot.name] = (entry.seq, entry.slot_id, slot.remote_user)
             else:
@@ -559,16 +624,6 @@ def _holding(slot: Slot | None) -> tuple[str | None, float]:
     if slot is None or slot.holder is None:
         return None, 0.0
     return slot.holder, slot.weight
-
-
-def _shift(counter: Counter, old: object, new: object) -> None:
-    """One of ``old`` gives way to one of ``new`` in ``counter`` (``_NOTHING``: none)."""
-    if old == new:
-        return
-    if old is not _NOTHING:
-        _bump(counter, old, -1)
-    if new is not _NOTHING:
-        _bump(counter, new, 1)
 
 
 def _bump(counter: Counter, key: object, sign: int) -> None:

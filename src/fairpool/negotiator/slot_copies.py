@@ -48,7 +48,7 @@ IDENTITY = frozenset(  # what copies of one slot ad differ in
 # What a match evaluates with the slot as one ad and the job as the other, besides the
 # negotiator's expressions: both Requirements and Ranks, the job's concurrency limits.
 _ROOTS = ("requirements", "rank", "concurrencylimits", "concurrencylimitsexpr")
-_SEQ, _NODE = attrgetter("seq"), attrgetter("node")
+_NODE = attrgetter("node")
 _KNOWN = 10_000  # kinds of job remembered (a trace's jobs may each have their own)
 _SHAPES = 16  # of them with one Requirements
 
@@ -71,6 +71,7 @@ class Copies:
 
     key: tuple
     members: list[Any] = field(default_factory=list)
+    _seqs: list[int] = field(default_factory=list)  # the members' ``seq``, bisected as ints
     # id of a job's Requirements -> [(names looked at, the job's expressions, told apart)]
     _known: dict[int, list[tuple[tuple[str, ...], tuple[Expr | None, ...], bool]]] = field(
         default_factory=dict
@@ -79,14 +80,16 @@ class Copies:
     _params: NegotiatorParams | None = None
 
     def add(self, entry: Any) -> None:
-        bisect.insort(self.members, entry, key=_SEQ)
+        at = bisect.bisect_right(self._seqs, entry.seq)
+        self._seqs.insert(at, entry.seq)
+        self.members.insert(at, entry)
 
     def remove(self, entry: Any) -> None:
         members = self.members
-        at = bisect.bisect_left(members, entry.seq, key=_SEQ)
+        at = bisect.bisect_left(self._seqs, entry.seq)
         while members[at] is not entry:
             at += 1
-        del members[at]
+        del members[at], self._seqs[at]
 
     def told_apart(self, jobs: Iterable[ClassAd], params: NegotiatorParams) -> bool:
         """Whether a match of one of ``jobs`` can read what tells these copies apart."""

@@ -47,6 +47,7 @@ from ..negotiator.cycle import PoolSnapshot, significant_of
 from ..negotiator.ledger import SlotLedger
 from ..negotiator.params import NegotiatorParams
 from ..negotiator.results import CycleResult, Match
+from ..negotiator.slot_shapes import Move
 from ..negotiator.submitters import SubmitterQueue, job_id
 from ..schedd.autoclusters import AutoclusterIndex
 from ..schedd.claims import leftover_jobs, next_job
@@ -88,7 +89,9 @@ class Pool:
         self.domain = domain
         self.slot_by_name: dict[str, ClassAd] = {}
         self.sequence: dict[str, int] = {}  # slot -> its place in collector order
-        self.changes: list[str] = []  # slots changed, added or removed, until read
+        # slots changed, added or removed until the ledger reads them, each with the one
+        # move that changed it (slot_shapes.py; None: any other change, or more than one)
+        self.changes: dict[str, Move | None] = {}
         self.queue = JobQueue(domain, AutoclusterIndex())  # the schedd's side
         self.job_on_slot: dict[str, str] = {}
         self.preemptions: dict[str, int] = {}
@@ -149,9 +152,8 @@ class Pool:
 
     def keep_ledger(self, params: NegotiatorParams, now: float) -> SlotLedger:
         """The ledger, told of every slot changed since it was last told."""
-        changed = list(dict.fromkeys(self.changes))
-        self.changes.clear()
-        self.ledger.update(self.slot_by_name, self.sequence, changed, params, now)
+        changes, self.changes = self.changes, {}
+        self.ledger.update(self.slot_by_name, self.sequence, changes, params, now, changes)
         return self.ledger
 
     def add_slots(self, slots: Iterable[ClassAd]) -> None:
@@ -166,8 +168,9 @@ class Pool:
         self.slot_by_name[name] = slot
         self._changed(name)
 
-    def _changed(self, name: str) -> None:
-        self.changes.append(name)
+    def _changed(self, name: str, move: Move | None = None) -> None:
+        changes = self.changes
+        changes[name] = None if name in changes else move
         self.columns.mark((name,))
 
     def finish(self, name: str) -> None:
@@ -237,9 +240,9 @@ class Pool:
                 release(parent, slot)
                 self._changed(parent.eval("Name"))
             return
-        self._changed(slot_name)
         slot.discard(_CLAIM_ATTRIBUTES)
         slot.update({"State": "Unclaimed", "Activity": "Idle", "CurrentRank": -1.0})
+        self._changed(slot_name, _moved(_RELEASE, slot))
 
     def advance(self, now: float, names: Iterable[str]) -> None:
         """Bring the run time of the jobs on slots ``names`` up to ``now``."""
@@ -329,7 +332,7 @@ class Pool:
             self.claimed_at[slot_name] = now
         self._show_holder(slot, job, submitter, now)
         slot["CurrentRank"] = rank(slot, job, now=now)
-        self._begin(slot_name, job, now)
+        self._begin(slot_name, job, now, _moved(_START[new_claim], slot))
         return Started(job_id(job), slot_name, displaced)
 
     def run(self, slot_name: str, job: ClassAd, submitter: str, now: float) -> Started:
@@ -355,12 +358,12 @@ class Pool:
         elif "ConcurrencyLimits" in slot:
             del slot["ConcurrencyLimits"]
 
-    def _begin(self, slot_name: str, job: ClassAd, now: float) -> None:
-        """The queue has the job running on the slot."""
+    def _begin(self, slot_name: str, job: ClassAd, now: float, move: Move | None = None) -> None:
+        """The queue has the job running on the slot (which ``move`` changed, if known)."""
         name = job_id(job)
         self.queue.begin(name, slot_name, now)
         self.job_on_slot[slot_name] = name
-        self._changed(slot_name)
+        self._changed(slot_name, move)
 
     def evict(self, slot_name: str, now: float) -> None:
         """The job on the slot stops (its startd evicted it) and goes back to idle."""
@@ -397,6 +400,26 @@ _CLAIM_ATTRIBUTES = (
     "AccountingGroup",
     "ConcurrencyLimits",
 )
+
+
+# The pool's moves (slot_shapes.py): a job starts on a static slot (a new claim also sets
+# EnteredCurrentState), or its job ends; each with what it set that is not volatile.
+_SHOWN = (
+    "state",
+    "activity",
+    "remoteuser",
+    "remoteowner",
+    "accountinggroup",
+    "concurrencylimits",
+    "currentrank",
+)
+_START = {new_claim: (("start", new_claim), _SHOWN) for new_claim in (False, True)}
+_RELEASE = ("release", ("state", "activity", "currentrank"))
+
+
+def _moved(way: tuple[object, tuple[str, ...]], slot: ClassAd) -> Move:
+    """The move ``way`` made, with the expressions it set in ``slot``."""
+    return way[0], tuple(map(slot._exprs.get, way[1]))
 
 
 def _parent_name(dslot_name: str) -> str:
