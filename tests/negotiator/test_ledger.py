@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from builders import make_job, make_slot
 from cycles import NOW, PARAMS
 from fairpool.accounting.accountant import Accountant, AccountantPolicy
-from fairpool.classad import Expr
+from fairpool.classad import ClassAd, Expr
 from fairpool.negotiator import run_cycle
 from fairpool.negotiator.concurrency import LimitConfig
 from fairpool.negotiator.ledger import _exact
@@ -355,3 +355,115 @@ def test_a_job_that_reads_a_cross_slot_priority_is_not_given_values_by_shape():
     params = PARAMS.with_(preemption_requirements=Expr("False"), cross_slot_prios=True)
     jobs = _jobs_ranking_by("TARGET.Slot1_RemoteUserPrio =?= UNDEFINED")
     _kept_and_plain_decide_alike(slots, jobs, params)
+
+
+# -- two cases the differential tests above found, kept as plain tests --------------------
+# The slot ledger decides as the plain cycle where slots read what a cycle sets on a job
+# or on a machine's slots (two cases hypothesis found in test_ledger.py's differential tests):
+#
+# * slots whose START reads ``SubmitterUserResourcesInUse``, which grows as a submitter is
+#   matched within its turn: the plain cycle gives a job the reasons of the match list made
+#   at the turn's first job of its autocluster, so such a slot is never kept standing (nor
+#   as a copy): the kept cycle lists it as the plain one does;
+# * a job reading ``Slot1_RemoteUserPrio``, rejected beside a busy slot: that slot's
+#   cross-slot priorities come from every slot of its machine, the cycle's own included.
+
+FREE = 'State = "Unclaimed"; Activity = "Idle"; CurrentRank = -1.0'
+BUSY = (
+    'State = "Claimed"; Activity = "Busy"; CurrentRank = 0.0; '
+    'RemoteUser = "{0}@d"; RemoteOwner = "{0}@d"'
+)
+READS_USAGE = "TARGET.SubmitterUserResourcesInUse < 2"
+NO_USER = "TARGET.RemoteUserPrio is undefined"
+
+
+def _slot(host: str, slot_id: int, state: str, start: str = READS_USAGE, rank: str = "0.0"):
+    return ClassAd(
+        f'[ MyType = "Machine"; Name = "slot{slot_id}@{host}"; Machine = "{host}"; '
+        f'SlotID = {slot_id}; SlotType = "Static"; Cpus = 1; Memory = 512; Disk = 1000000; '
+        f'Arch = "X86_64"; OpSys = "LINUX"; START = {start}; Requirements = START; '
+        f"Rank = {rank}; {state}; EnteredCurrentState = 0; SlotWeight = 1.0 ]"
+    )
+
+
+def _job(owner: str, cluster: int, requirements: str, licensed: bool = True, rank: str = "0.0"):
+    limits = '; ConcurrencyLimits = "lic"' if licensed else ""
+    return ClassAd(
+        f'[ MyType = "Job"; Owner = "{owner}"; ClusterId = {cluster}; ProcId = 0; '
+        f"JobStatus = 1; JobPrio = 0; QDate = {1_000_000 + cluster}; RequestCpus = 1; "
+        f"RequestMemory = 256; Requirements = {requirements}; Rank = {rank}; "
+        f"ImageSize = {cluster}{limits} ]"
+    )
+
+
+def _params(evaluator: str):
+    return PARAMS.with_(
+        preemption_requirements=Expr("false"),
+        consider_preemption=True,
+        concurrency=LimitConfig(explicit={"lic": 2.0, "db": 3.0}),
+        match_evaluator=evaluator,
+    )
+
+
+@pytest.fixture
+def vector_always(monkeypatch):
+    monkeypatch.setattr(VectorLists, "scalar_rows", 0)
+
+
+@pytest.mark.parametrize("evaluator", ["vector", "scalar"])
+def test_slots_reading_the_submitters_usage_are_listed_as_the_plain_cycle_lists_them(
+    evaluator, vector_always
+):
+    slots = [_slot("host0", 1, FREE), _slot("host0", 2, FREE)]
+    users = {"host1": ("ann", "ann"), "host2": ("ann", "ann"), "host3": ("cat",)}
+    slots += [
+        _slot(host, k, BUSY.format(user))
+        for host, held in users.items()
+        for k, user in enumerate(held, 1)
+    ]
+    jobs = [
+        _job("ann", 1, NO_USER),
+        _job("ann", 2, NO_USER),
+        _job("bob", 3, NO_USER),
+        _job("bob", 4, "true", licensed=False),
+        _job("ann", 5, NO_USER),
+        _job("ann", 6, "true"),
+        _job("bob", 7, "true", licensed=False),
+    ]
+    params = _params(evaluator)
+    runs = [(Pool([s.copy() for s in slots], [j.copy() for j in jobs], "d"), _accountant())]
+    runs.append((Pool([s.copy() for s in slots], [j.copy() for j in jobs], "d"), _accountant()))
+    for step in range(2):
+        now = NOW + 60 * step
+        kept, plain = (
+            negotiate(pool, accountant, params, now, kept=k)
+            for (pool, accountant), k in zip(runs, (True, False), strict=True)
+        )
+        assert _decisions(kept) == _decisions(plain)
+        for (pool, _), result in zip(runs, (kept, plain), strict=True):
+            pool.apply(result, now)
+
+
+def test_a_busy_slots_cross_slot_priorities_count_the_cycles_slots_of_its_machine(
+    vector_always,
+):
+    slots = [
+        _slot("host0", 1, FREE, rank="TARGET.ImageSize"),  # never standing: a rank to match
+        _slot("host0", 2, FREE, start="true"),
+        _slot("host1", 1, BUSY.format("ann")),
+    ]
+    jobs = [
+        _job("ann", 1, NO_USER),
+        _job("ann", 2, "TARGET.Slot1_RemoteUserPrio is undefined", False, "TARGET.Memory"),
+        _job("bob", 3, "true"),
+    ]
+    params = _params("vector")
+    pool, accountant = Pool(slots, jobs, "d"), _accountant()
+    view = accountant.view().__getitem__
+    pool.ledger.probe = 0  # the busy slots evaluated as vectors
+    for step in range(2):
+        now = NOW + 60 * step
+        plain = run_cycle(pool.snapshot(now, params), view, params, now=now)
+        kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
+        assert _decisions(kept) == _decisions(plain)
+        pool.apply(plain, now)

@@ -213,8 +213,8 @@ def _busy_policy(
     def eup_of(name: str) -> float:
         return state.priorities(name).eup
 
-    def annotate(slots: list[Slot]) -> None:
-        _annotate_slots(state, slots, standing)
+    def annotate(slots: list[Slot]) -> None:  # their machines' cycle slots publish too
+        _annotate_slots(state, slots, standing, mates=state.slots)
 
     def busy(job: ClassAd, turn: Turn) -> bool:
         return blocks(job, turn.submitter, turn.eup, eup_of, state.now, annotate)
@@ -387,9 +387,15 @@ def _group_usage_of(state: CycleState) -> Callable[[str], Any]:
     return of_group
 
 
-def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | None) -> None:
+def _annotate_slots(
+    state: CycleState,
+    slots: list[Slot],
+    standing: Standing | None,
+    mates: Sequence[Slot] = (),
+) -> None:
     """Remote-user attributes on the slots of running users (§5.5); cross-slot
-    priorities also from the standing slots of the same machine."""
+    priorities also from the standing slots of the same machine and, for standing
+    ``slots``, from the cycle's own slots of the same machine (``mates``)."""
     if not state.params.consider_preemption:
         return
     notes = state.annotations
@@ -413,6 +419,11 @@ def _annotate_slots(state: CycleState, slots: list[Slot], standing: Standing | N
     if cross:
         for machine, machine_slots in by_machine.items():
             others = standing.on_machine(machine) if standing is not None else []
+            others += [
+                (mate.index, mate.ad.eval("SlotID"), mate.remote_user)
+                for mate in mates
+                if mate.machine == machine and mate.remote_user is not None
+            ]
             _cross_slot(state, machine_slots, others)
 
 

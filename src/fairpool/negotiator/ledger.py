@@ -306,8 +306,8 @@ class SlotLedger:
         slot = read_slot(ad, seq, params, now) if slot_is_fetched(ad, params, now) else None
         entry = _Entry(seq, ad, slot, fixed)
         entry.notes = may_read_job_annotations(ad._exprs.values())
-        if not fixed or slot is None:
-            return entry
+        if not fixed or slot is None or entry.notes:
+            return entry  # read at every cycle; one reading a job's annotations too (below)
         entry.free = _copyable(slot)
         if not entry.free and not _standing(slot, params):
             return entry
