@@ -90,3 +90,12 @@ def negotiate_command(
 
 def _old_ads(ads: Sequence[ClassAd]) -> str:
     return "".join(write_old(ad) + "\n" for ad in ads)
+
+
+def ranked_accountant(users: Sequence[str], domain: str = "d") -> Accountant:
+    """An accountant whose users have priorities 0.5, 7.5, 14.5... in that order."""
+    accountant = Accountant(AccountantPolicy())
+    for k, user in enumerate(users):
+        accountant.customer(f"{user}@{domain}")
+        accountant.set_priority(f"{user}@{domain}", 0.5 + 7 * k)
+    return accountant

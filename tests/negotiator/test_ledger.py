@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders import make_job, make_slot
-from cycles import NOW, PARAMS
-from fairpool.accounting.accountant import Accountant, AccountantPolicy
+from cycles import NOW, PARAMS, ranked_accountant
+from fairpool.accounting.accountant import Accountant
 from fairpool.classad import ClassAd, Expr
 from fairpool.negotiator import run_cycle
 from fairpool.negotiator.concurrency import LimitConfig
@@ -79,11 +79,7 @@ def pools(draw):
 
 
 def _accountant() -> Accountant:
-    accountant = Accountant(AccountantPolicy())
-    for k, user in enumerate(USERS):
-        accountant.customer(f"{user}@d")
-        accountant.set_priority(f"{user}@d", 0.5 + 7 * k)
-    return accountant
+    return ranked_accountant(USERS)
 
 
 def _decisions(result):
@@ -101,19 +97,23 @@ def test_the_ledger_decides_as_the_plain_cycle(pool_spec, probe, scalar_rows):
     """``probe``: standing slots policy_blocks tries one at a time (0: it evaluates them
     all as vectors); ``scalar_rows``: free slots read on the scalar path (0: never)."""
     slots, jobs, params = pool_spec
-    pool, accountant = Pool(slots, jobs, "d"), _accountant()
-    view = accountant.view().__getitem__
-    pool.ledger.probe = probe
     default, VectorLists.scalar_rows = VectorLists.scalar_rows, scalar_rows
     try:
-        for step in range(2):
-            now = NOW + 60 * step
-            plain = run_cycle(pool.snapshot(now, params), view, params, now=now)
-            kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
-            assert _decisions(kept) == _decisions(plain)
-            pool.apply(plain, now)
+        _kept_decides_as_plain(Pool(slots, jobs, "d"), params, probe)
     finally:
         VectorLists.scalar_rows = default
+
+
+def _kept_decides_as_plain(pool: Pool, params, probe: int, steps: int = 2) -> None:
+    """Each cycle from the ledger decides as the plain cycle over the same pool."""
+    view = _accountant().view().__getitem__
+    pool.ledger.probe = probe
+    for step in range(steps):
+        now = NOW + 60 * step
+        plain = run_cycle(pool.snapshot(now, params), view, params, now=now)
+        kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
+        assert _decisions(kept) == _decisions(plain)
+        pool.apply(plain, now)
 
 
 def test_exact_sums_do_not_depend_on_order_or_grouping():
@@ -457,13 +457,4 @@ def test_a_busy_slots_cross_slot_priorities_count_the_cycles_slots_of_its_machin
         _job("ann", 2, "TARGET.Slot1_RemoteUserPrio is undefined", False, "TARGET.Memory"),
         _job("bob", 3, "true"),
     ]
-    params = _params("vector")
-    pool, accountant = Pool(slots, jobs, "d"), _accountant()
-    view = accountant.view().__getitem__
-    pool.ledger.probe = 0  # the busy slots evaluated as vectors
-    for step in range(2):
-        now = NOW + 60 * step
-        plain = run_cycle(pool.snapshot(now, params), view, params, now=now)
-        kept = run_cycle(pool.kept_snapshot(params, now), view, params, now=now)
-        assert _decisions(kept) == _decisions(plain)
-        pool.apply(plain, now)
+    _kept_decides_as_plain(Pool(slots, jobs, "d"), _params("vector"), probe=0)  # as vectors

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders import make_job, make_slot
-from cycles import NOW, PARAMS
-from fairpool.accounting.accountant import Accountant, AccountantPolicy
+from cycles import NOW, PARAMS, ranked_accountant
+from fairpool.accounting.accountant import Accountant
 from fairpool.classad import Expr
 from fairpool.negotiator import ledger as ledger_module
 from fairpool.negotiator import run_cycle
@@ -21,11 +21,7 @@ USERS = ("ann", "bob", "cat")
 
 
 def _accountant() -> Accountant:
-    accountant = Accountant(AccountantPolicy())
-    for k, user in enumerate(USERS):
-        accountant.customer(f"{user}@d")
-        accountant.set_priority(f"{user}@d", 0.5 + 7 * k)
-    return accountant
+    return ranked_accountant(USERS)
 
 
 @st.composite

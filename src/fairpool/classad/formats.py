@@ -177,18 +177,8 @@ def write_old(ad: ClassAd) -> str:
     a plain value's expression is one shared object (``0``, ``true``, this second's
     time...): kept by the expression alone, the many names of one value took each
     other's place, and most lines were written anew."""
-    names, kept = ad._names, _old_lines
-    lines = []
-    for key, expr in ad._exprs.items():
-        name = names[key]
-        found = kept.get((name, id(expr)))
-        if found is None or found[0] is not expr:
-            found = (expr, f"{name} = {_old_text(expr.node)}\n")
-            if len(kept) >= _KEPT:
-                kept.clear()
-            kept[name, id(expr)] = found
-        lines.append(found[1])
-    return "".join(lines)
+    names = ad._names
+    return "".join([old_line(names[key], expr) for key, expr in ad._exprs.items()])
 
 
 def old_line(name: str, expr: Expr) -> str:
