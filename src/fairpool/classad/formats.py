@@ -24,7 +24,8 @@ from functools import lru_cache
 from typing import IO, Any
 
 from ..errors import ClassAdSyntaxError
-from .ad import ClassAd, Expr, node_of
+from .ad import ClassAd, node_of
+from .kept_pieces import KeptPieces
 from .nodes import AdLit, ListLit, Literal, Node
 from .parser import MAX_NESTING, parse_ad_literal, parse_expr, parse_old_value
 from .unparse import quote_name, unparse
@@ -171,30 +172,17 @@ def clear_cache() -> None:
 
 def write_old(ad: ClassAd) -> str:
     """``Name = expr`` lines as condor_status -l prints them (strings as UTF-8 text).
-    Each line is kept by its name and expression: a starter writes each job's ad and its
-    slot's ad into the job's sandbox, and most of their lines were written before, by the
-    ads of the same cluster or of the same slot. The name is part of the key because
-    a plain value's expression is one shared object (``0``, ``true``, this second's
-    time...): kept by the expression alone, the many names of one value took each
-    other's place, and most lines were written anew."""
+    Each line is kept by its name and expression (kept_pieces.py): a starter writes each
+    job's ad and its slot's ad into the job's sandbox, and most of their lines were
+    written before, by the ads of the same cluster or of the same slot."""
     names = ad._names
     return "".join([old_line(names[key], expr) for key, expr in ad._exprs.items()])
 
 
-def old_line(name: str, expr: Expr) -> str:
-    """One attribute's line as ``write_old`` writes it (and keeps it)."""
-    kept = _old_lines
-    found = kept.get((name, id(expr)))
-    if found is None or found[0] is not expr:
-        found = (expr, f"{name} = {_old_text(expr.node)}\n")
-        if len(kept) >= _KEPT:
-            kept.clear()
-        kept[name, id(expr)] = found
-    return found[1]
+# One attribute's line as ``write_old`` writes it (and keeps it).
+old_line = KeptPieces(lambda name, expr: f"{name} = {_old_text(expr.node)}\n")
 
-
-_KEPT = 100_000  # lines or texts kept before they are all forgotten
-_old_lines: dict[tuple[str, int], tuple[Expr, str]] = {}  # (name, id(expr)) -> its line
+_KEPT = 100_000  # texts kept before they are all forgotten
 _old_texts: dict[int, tuple[Node, str]] = {}  # id(node) -> (node, its old-syntax text)
 
 

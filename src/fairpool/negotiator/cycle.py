@@ -419,12 +419,17 @@ def _annotate_slots(
     if cross:
         for machine, machine_slots in by_machine.items():
             others = standing.on_machine(machine) if standing is not None else []
-            others += [
-                (mate.index, mate.ad.eval("SlotID"), mate.remote_user)
-                for mate in mates
-                if mate.machine == machine and mate.remote_user is not None
-            ]
+            others += _users_of(mate for mate in mates if mate.machine == machine)
             _cross_slot(state, machine_slots, others)
+
+
+def _users_of(slots: Iterable[Slot]) -> list[tuple[int, object, str]]:
+    """(collector order, SlotID, remote user) of those of ``slots`` a user runs on."""
+    return [
+        (slot.index, slot.ad.eval("SlotID"), slot.remote_user)
+        for slot in slots
+        if slot.remote_user is not None
+    ]
 
 
 def _cross_slot(
@@ -433,11 +438,7 @@ def _cross_slot(
     """``Slot<N>_RemoteUserPrio`` on every slot of a machine; ``others``: (collector
     order, SlotID, user) of the machine's standing slots. Where slots share a SlotID
     (dynamic slots), the last in collector order is published."""
-    users = others + [
-        (slot.index, slot.ad.eval("SlotID"), slot.remote_user)
-        for slot in machine_slots
-        if slot.remote_user is not None
-    ]
+    users = others + _users_of(machine_slots)
     prios = {}
     for _, slot_id, user in sorted(users, key=lambda entry: entry[0]):
         if type(slot_id) is int:

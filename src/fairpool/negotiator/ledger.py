@@ -307,7 +307,10 @@ class SlotLedger:
         entry = _Entry(seq, ad, slot, fixed)
         entry.notes = may_read_job_annotations(ad._exprs.values())
         if not fixed or slot is None or entry.notes:
-            return entry  # read at every cycle; one reading a job's annotations too (below)
+            # read at every cycle; so is a slot that may read what a cycle sets on the job
+            # (SubmitterUserResourcesInUse grows within a turn): the plain cycle reads it
+            # as it stands at each turn's first job of an autocluster, standing totals can't
+            return entry
         entry.free = _copyable(slot)
         if not entry.free and not _standing(slot, params):
             return entry

@@ -177,7 +177,7 @@ class VectorLists:
         """Every slot the job could take, best popped first (candidates.match_list)."""
         entry = self.cache.get(autocluster)
         if entry is None:
-            free = ~self.board & ~self.skip
+            free = self._free()
             if np.count_nonzero(free) <= self.scalar_rows:
                 # a vector evaluation's fixed cost is that of dozens of slots one at a time
                 found = self._scalar(job, np.flatnonzero(free), turn, eup_of, reasons)
@@ -186,16 +186,19 @@ class VectorLists:
             entry = self._evaluate(job, autocluster)
         found = []
         if self.any_policy:
-            rows = np.flatnonzero(self.policy & ~self.board & ~self.skip)
+            rows = np.flatnonzero(self.policy & self._free())
             found = self._scalar(job, rows, turn, eup_of, reasons) if len(rows) else []
         if entry.unordered or any(k != k for c in found for k in c.key):
             # NaN ranks: tuples with NaN sort by object identity in Python, which only
             # the scalar path reproduces; it decides this list on its own
-            free = np.flatnonzero(~self.board & ~self.skip)
-            found = self._scalar(job, free, turn, eup_of, reasons)
+            found = self._scalar(job, np.flatnonzero(self._free()), turn, eup_of, reasons)
             return _Lazy(self, entry, _EMPTY, _EMPTY, found)
         live = ~self.board[entry.rows]
         return self._ordered(job, entry, live, turn, eup_of, reasons, found)
+
+    def _free(self) -> np.ndarray:
+        """Rows not taken in this cycle nor claimed and idle."""
+        return ~self.board & ~self.skip
 
     def _current(self, rows: np.ndarray) -> np.ndarray:
         """candidates.current_rank of each row: from the column where CurrentRank is a
@@ -220,7 +223,7 @@ class VectorLists:
         """The autocluster's evaluation over the free slots: at unclaimed rows from the
         values kept from earlier cycles where they hold (kept_values.py), the other rows
         evaluated (``_stages``)."""
-        rows = np.flatnonzero(~self.board & ~self.skip & ~self.policy)
+        rows = np.flatnonzero(self._free() & ~self.policy)
         claimed = self.user[rows] != _NONE
         if not self.params.consider_preemption:
             claimed[:] = False
@@ -228,8 +231,7 @@ class VectorLists:
         if self.kept is None:  # columns made for this cycle: nothing kept, nothing to keep
             ok, ranks, slot_rank, preempt = self._stages(vm, rows, claimed)
             read = {name: job_token(job, name) for name in vm.read}
-            entry = self._entry(read, rows[ok], ranks, claimed[ok], slot_rank, preempt)
-            entry.seen = _seen(job, read)
+            entry = self._entry(job, read, rows[ok], ranks, claimed[ok], slot_rank, preempt)
             if not vm.dynamic and not (vm.read & JOB_ANNOTATIONS):
                 self.cache[autocluster] = entry
             return entry
@@ -249,8 +251,7 @@ class VectorLists:
         read = {name: job_token(job, name) for name in vm.read}
         if before is not None:
             read = {**before.read, **read}
-        entry = self._entry(read, rows[met], table[met, 1:], claimed[met], slot_rank, preempt)
-        entry.seen = _seen(job, read)
+        entry = self._entry(job, read, rows[met], table[met, 1:], claimed[met], slot_rank, preempt)
         if not vm.dynamic and not (vm.read & JOB_ANNOTATIONS):
             self.cache[autocluster] = entry
             plain = np.flatnonzero(~claimed)
@@ -272,6 +273,7 @@ class VectorLists:
 
     def _entry(
         self,
+        job: ClassAd,
         read: dict[str, Any],
         rows: np.ndarray,
         ranks: np.ndarray,
@@ -279,14 +281,15 @@ class VectorLists:
         slot_rank: np.ndarray,
         preempt: np.ndarray,
     ) -> _Entry:
-        """The evaluation of the rows that meet both Requirements: ``ranks`` (pre, job,
-        post) for each, slot RANK and PREEMPTION_RANK for those ``claimed``."""
+        """``job``'s evaluation of the rows that meet both Requirements: ``ranks`` (pre,
+        job, post) for each, slot RANK and PREEMPTION_RANK for those ``claimed``; what it
+        ``read`` of the job, by token and (``_seen``) by expression."""
         n = len(rows)
         slot_ranks, preempts = np.zeros(n), np.full(n, -FLT_MAX)
         at = np.flatnonzero(claimed)
         slot_ranks[at], preempts[at] = slot_rank, preempt
         pre, job_rank, post = (np.ascontiguousarray(ranks[:, k]) for k in range(3))
-        entry = _Entry(read, rows, pre, job_rank, post, slot_ranks, preempts)
+        entry = _Entry(read, rows, pre, job_rank, post, slot_ranks, preempts, seen=_seen(job, read))
         if not len(at):
             entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
         return entry
