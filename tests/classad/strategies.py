@@ -86,15 +86,21 @@ class Grammar:
     """What may be generated. ``safe``: only behaviour classad2 defines (module docstring).
     ``scoped``: evaluated inside an ad, so ``.name`` resolves. ``times``: time values.
     ``malformed``: now and then a literal that does not parse (never inside an ad, where
-    it would make the whole ad unreadable)."""
+    it would make the whole ad unreadable). ``rootless``: inside an ad literal of an
+    expression evaluated with no scope at all, where a root-relative reference (``.x``,
+    ``ROOT``, ``TOPLEVEL``) has no root: classad2 crashes on some and fails others'
+    evaluations whole (``{(ROOT.x)}`` is error, ``{ROOT.x}`` undefined), so spec §2
+    leaves them out of the comparison."""
 
     safe: bool = True
     scoped: bool = True
     times: bool = True
     malformed: bool = True
+    rootless: bool = False
 
     def inside_ad(self) -> Grammar:
-        return Grammar(self.safe, True, self.times and not self.safe, False)
+        rootless = self.rootless or not self.scoped
+        return Grammar(self.safe, True, self.times and not self.safe, False, rootless)
 
 
 SAFE = Grammar()
@@ -292,7 +298,8 @@ def bounded_literals(grammar: Grammar, bound: int) -> st.SearchStrategy[Gen]:
 # -- references -----------------------------------------------------------------------
 def references(grammar: Grammar) -> st.SearchStrategy[Gen]:
     """Attribute references: unscoped, scoped, nested, absolute, and the scope names."""
-    scopes = st.sampled_from(_SCOPES).flatmap(_case_variants)
+    rooted = [s for s in _SCOPES if not grammar.rootless or s not in ("ROOT", "TOPLEVEL")]
+    scopes = st.sampled_from(rooted).flatmap(_case_variants)
     parts = [
         names,
         st.sampled_from(_QUOTED_NAMES),
@@ -302,7 +309,7 @@ def references(grammar: Grammar) -> st.SearchStrategy[Gen]:
         st.tuples(names, names).map("..".join),
         scopes,
     ]
-    if grammar.scoped:
+    if grammar.scoped and not grammar.rootless:
         parts.append(names.map(lambda n: "." + n))
     return st.one_of(*parts).map(lambda t: Gen(t, None, prec=POSTFIX if "." in t else ATOM))
 
