@@ -170,12 +170,18 @@ class ClassAd(AdBase, MutableMapping):
             exprs, names = self._exprs, self._names
             for name, value in other.items():
                 kind = type(value)
-                if kind is int or kind is bool or kind is str or kind is float:
-                    key = name.lower()  # __setitem__ and insert_expr, without the calls
-                    names.setdefault(key, name)
-                    exprs[key] = _literal_expr(kind, value)
+                if kind is int or kind is str or kind is bool or kind is float:
+                    # __setitem__ and insert_expr without the calls; a value seen before
+                    # (not a float: zeros and NaNs are keyed by hex) without _literal_expr
+                    expr = None if kind is float else _LITERALS[kind].get(value)
+                    if expr is None:
+                        expr = _literal_expr(kind, value)
                 else:
                     self.insert_node(name, node_of(value))
+                    continue
+                key = name.lower()
+                names.setdefault(key, name)
+                exprs[key] = expr
             return
         super().update(other, **more)
 

@@ -80,6 +80,7 @@ class _Entry:
     slot_rank: np.ndarray
     preempt: np.ndarray
     order: np.ndarray | None = None  # sorted positions, when no slot is claimed
+    top: int = -1  # the last position of ``order`` that may not be taken yet this cycle
     seen: dict[str, Expr | None] = field(default_factory=dict)  # read, by these very exprs
 
     def holds_for(self, job: ClassAd) -> bool:
@@ -90,6 +91,11 @@ class _Entry:
             if exprs.get(name) is not seen.get(name, _UNSEEN) and job_token(job, name) != token:
                 return False
         return True
+
+    @cached_property
+    def unclaimed(self) -> np.ndarray:
+        """Every row's state when none is claimed (``order``'s turns)."""
+        return np.full(len(self.rows), NO_PREEMPTION)
 
     @cached_property
     def unordered(self) -> bool:
@@ -193,8 +199,7 @@ class VectorLists:
             # the scalar path reproduces; it decides this list on its own
             found = self._scalar(job, np.flatnonzero(self._free()), turn, eup_of, reasons)
             return _Lazy(self, entry, _EMPTY, _EMPTY, found)
-        live = ~self.board[entry.rows]
-        return self._ordered(job, entry, live, turn, eup_of, reasons, found)
+        return self._ordered(job, entry, turn, eup_of, reasons, found)
 
     def _free(self) -> np.ndarray:
         """Rows not taken in this cycle nor claimed and idle."""
@@ -291,7 +296,8 @@ class VectorLists:
         pre, job_rank, post = (np.ascontiguousarray(ranks[:, k]) for k in range(3))
         entry = _Entry(read, rows, pre, job_rank, post, slot_ranks, preempts, seen=_seen(job, read))
         if not len(at):
-            entry.order = _sort(entry, np.full(n, NO_PREEMPTION), np.arange(n), self.index)
+            entry.order = _sort(entry, entry.unclaimed, np.arange(n), self.index)
+            entry.top = n - 1
         return entry
 
     def _stages(
@@ -361,21 +367,19 @@ class VectorLists:
         self,
         job: ClassAd,
         entry: _Entry,
-        live: np.ndarray,
         turn: Turn,
         eup_of: Any,
         reasons: set[str],
         found: list[Candidate],
     ) -> _Lazy:
-        n = len(entry.rows)
-        if entry.order is not None:
-            state = np.full(n, _NONE if turn.rank_only else NO_PREEMPTION)
-            order = entry.order[live[entry.order]] if not turn.rank_only else entry.order[:0]
-        else:
-            state = self._classify(job, entry, live, turn, eup_of, reasons)
-            keep = np.flatnonzero(live & (state != _NONE))
-            order = _sort(entry, state, keep, self.index)
-        return _Lazy(self, entry, state, order, found)
+        if entry.order is not None:  # no slot claimed: every turn reads the one order
+            if turn.rank_only:
+                return _Lazy(self, entry, _EMPTY, _EMPTY, found)
+            return _Lazy(self, entry, entry.unclaimed, entry.order, found, shared=True)
+        live = ~self.board[entry.rows]
+        state = self._classify(job, entry, live, turn, eup_of, reasons)
+        keep = np.flatnonzero(live & (state != _NONE))
+        return _Lazy(self, entry, state, _sort(entry, state, keep, self.index), found)
 
     def _classify(
         self,
@@ -460,15 +464,35 @@ class _Lazy:
         state: np.ndarray,
         order: np.ndarray,
         found: list[Candidate],
+        shared: bool = False,
     ) -> None:
         self.lists, self.entry, self.state, self.order = lists, entry, state, order
         self.top = len(order) - 1
         self.found = found  # consumption-policy candidates, sorted worst first
+        # ``order`` is the entry's own, read by every turn: rows taken since are passed
+        # over here rather than filtered out at each turn, and the rows at its top taken
+        # for good (in this cycle) are passed over once for all turns (``_Entry.top``)
+        self.shared = shared
+        if shared:
+            assert entry is not None
+            self.top = entry.top
+            self._pass_taken()
+            entry.top = self.top
+
+    def _pass_taken(self) -> None:
+        board, rows, order, top = self.lists.board, self.entry.rows, self.order, self.top
+        while top >= 0 and board[rows[order[top]]]:
+            top -= 1
+        self.top = top
 
     def __bool__(self) -> bool:
+        if self.shared:
+            self._pass_taken()
         return self.top >= 0 or bool(self.found)
 
     def pop(self) -> Candidate:
+        if self.shared:
+            self._pass_taken()
         if self.top < 0:
             return self.found.pop()
         p = int(self.order[self.top])

@@ -34,8 +34,7 @@ The dry run (``fairpool negotiate --cycles``) and the simulator share it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..classad import ClassAd, Expr
 from ..classad.match import rank
@@ -60,9 +59,9 @@ if TYPE_CHECKING:
 __all__ = ["Pool", "Started"]
 
 
-@dataclass(frozen=True)
-class Started:
-    """A job that began running on a slot, and the job it displaced (if any)."""
+class Started(NamedTuple):
+    """A job that began running on a slot, and the job it displaced (if any); a tuple,
+    made at every job start."""
 
     job: str
     slot: str
@@ -318,30 +317,31 @@ class Pool:
         displaced = self.job_on_slot.get(slot_name)
         if displaced is not None:
             self._vacate(displaced, now)
-        slot.update(
-            {
-                "State": "Claimed",
-                "Activity": "Busy",
-                "JobId": job_id(job),
-                "JobStart": int(now),
-                "TotalJobRunTime": 0,
-            }
-        )
+        name = job_id(job)
+        started = {
+            "State": "Claimed",
+            "Activity": "Busy",
+            "JobId": name,
+            "JobStart": int(now),
+            "TotalJobRunTime": 0,
+        }
         if new_claim:
-            slot["EnteredCurrentState"] = int(now)
+            started["EnteredCurrentState"] = int(now)
             self.claimed_at[slot_name] = now
+        slot.update(started)
         self._show_holder(slot, job, submitter, now)
         slot["CurrentRank"] = rank(slot, job, now=now)
-        self._begin(slot_name, job, now, _moved(_START[new_claim], slot))
-        return Started(job_id(job), slot_name, displaced)
+        self._begin(slot_name, name, now, _moved(_START[new_claim], slot))
+        return Started(name, slot_name, displaced)
 
     def run(self, slot_name: str, job: ClassAd, submitter: str, now: float) -> Started:
         """The job runs on the slot its startd claimed and activated for it."""
         slot = self.slot_by_name[slot_name]
         slot["TotalJobRunTime"] = 0  # the schedd's figure, not the startd's
         self._show_holder(slot, job, submitter, now)
-        self._begin(slot_name, job, now)
-        return Started(job_id(job), slot_name)
+        name = job_id(job)
+        self._begin(slot_name, name, now)
+        return Started(name, slot_name)
 
     def _show_holder(self, slot: ClassAd, job: ClassAd, submitter: str, now: float) -> None:
         """Who holds the slot and the limits the job holds there, as the collector shows."""
@@ -358,9 +358,9 @@ class Pool:
         elif "ConcurrencyLimits" in slot:
             del slot["ConcurrencyLimits"]
 
-    def _begin(self, slot_name: str, job: ClassAd, now: float, move: Move | None = None) -> None:
-        """The queue has the job running on the slot (which ``move`` changed, if known)."""
-        name = job_id(job)
+    def _begin(self, slot_name: str, name: str, now: float, move: Move | None = None) -> None:
+        """The queue has job ``name`` running on the slot (which ``move`` changed, if
+        known)."""
         self.queue.begin(name, slot_name, now)
         self.job_on_slot[slot_name] = name
         self._changed(slot_name, move)
