@@ -69,7 +69,9 @@ class CycleState:
         return held.weight if held is not None else 0.0
 
     def charge(self, name: str, cost: float) -> None:
-        self.usage[name] = self.usage.get(name, Usage()) + Usage(1, cost)
+        held = self.usage.get(name)  # (one Usage made: a match's, at every match)
+        count, weight = (0, 0.0) if held is None else (held.count, held.weight)
+        self.usage[name] = Usage(count + 1, weight + cost)
         group = self.group_of(name)
         if group is not None:
             self.group_usage[group] = self.group_usage.get(group, 0.0) + cost
@@ -167,8 +169,8 @@ class _Spread:
 
     def __init__(self, state: CycleState, pie: _Pie) -> None:
         self.state, self.pie = state, pie
-        eup = pie.eups
-        self.eups = {name: eup[name] for name in {q.name for q in pie.queues}}
+        names = {q.name for q in pie.queues}
+        self.eups = dict(zip(names, map(pie.eups.__getitem__, names), strict=True))
         self.most = max(self.eups.values()) if self.eups else 1.0
         self.normal = sum(self.most / eup for eup in self.eups.values())
         self.size = min(pie.pool, pie.quota)
