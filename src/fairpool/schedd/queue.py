@@ -106,9 +106,10 @@ class JobQueue:
     def _submitter_of(self, job: ClassAd) -> str:
         """submitter_of, once per set of literal values it reads: a cluster's jobs share
         them (the cache keeps the expressions, so their ids are not reused)."""
-        exprs = [job._exprs.get(n) for n in _SUBMITTER_ATTRIBUTES]
-        if any(e is not None and e.const is NOT_CONST for e in exprs):
-            return submitter_of(job, self.domain)  # an expression: it may read anything
+        exprs = tuple(map(job._exprs.get, _SUBMITTER_ATTRIBUTES))
+        for e in exprs:
+            if e is not None and e.const is NOT_CONST:
+                return submitter_of(job, self.domain)  # an expression: it may read anything
         key = tuple(map(id, exprs))
         found = self._submitters.get(key)
         if found is None:
