@@ -17,9 +17,10 @@ and end: futures, a task, events, rows, ads' tables), and at CPython's threshold
 its youngest generation was collected every sixty or so jobs of the job-start benchmark,
 each collection walking what was still alive of the last ones' work and every middle
 collection walking the survivors of ten: 400 young and 37 middle collections, 0.12 s of
-CPU, in a run of 8,000 jobs (its submission included). ``freeze_survivors`` lets the youngest grow
-to 10,000 objects (``DAEMON_THRESHOLDS``, a batch run's too): 18 and 2 collections, 0.04 s,
-more of the young objects gone by reference counting before any collection looks at them.
+CPU, in a run of 8,000 jobs (its submission included). ``freeze_survivors`` lets the
+youngest grow to 10,000 objects (``DAEMON_THRESHOLDS``, a batch run's too): 18 and 2
+collections, 0.04 s, more of the young objects gone by reference counting before any
+collection looks at them.
 
 A simulation is the same in a batch: its queue, its ledger and its records live for the
 whole run (full collections took a fifth of the month story's time), and it makes
