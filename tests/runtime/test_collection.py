@@ -35,6 +35,21 @@ def test_once_thaw_after_has_passed_they_are_thawed():
     assert run(0.0) == [0, 0]
 
 
+DAEMONS = """
+import gc
+from fairpool.runtime.collection import DAEMON_THRESHOLDS, freeze_survivors
+freeze_survivors()
+print(gc.get_threshold() == DAEMON_THRESHOLDS, DAEMON_THRESHOLDS[0] > 700)
+"""
+
+
+def test_the_daemons_process_lets_its_youngest_generation_grow():
+    """Its short-lived objects of each job's start and end: collected every sixty or so
+    jobs at CPython's 700 (runtime/collection.py)."""
+    out = subprocess.run([sys.executable, "-c", DAEMONS], capture_output=True, text=True)
+    assert out.stdout.split() == ["True", "True"]
+
+
 BATCH = """
 import gc
 from fairpool.runtime.collection import BATCH_THRESHOLDS, batch_collection

@@ -188,7 +188,10 @@ _old_texts: dict[int, tuple[Node, str]] = {}  # id(node) -> (node, its old-synta
 
 def _old_text(node: Node) -> str:
     """A node in old syntax, each written once: the same expressions are written again
-    and again (a starter writes each job's ad and its slot's ad into the job's sandbox)."""
+    and again (a starter writes each job's ad and its slot's ad into the job's sandbox).
+    An integer is new more often than not (a time, a job's number) and is its digits."""
+    if type(node) is Literal and type(node.value) is int and node.text is None:
+        return str(node.value)
     found = _old_texts.get(id(node))
     if found is not None and found[0] is node:
         return found[1]

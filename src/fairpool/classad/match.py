@@ -83,6 +83,8 @@ def evaluate_attribute(
     expr = ad._exprs.get(name.lower())
     if expr is None:
         return UNDEFINED
+    if expr.const is not NOT_CONST:  # a literal (a startd's START = TRUE): no state to make
+        return expr.const
     st = new_state(run or _compile.run, ad, target, now)
     return eval_attr(st, ad, expr)
 
