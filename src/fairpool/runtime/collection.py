@@ -18,7 +18,7 @@ its youngest generation was collected every sixty or so jobs of the job-start be
 each collection walking what was still alive of the last ones' work and every middle
 collection walking the survivors of ten: 400 young and 37 middle collections, 0.12 s of
 CPU, in a run of 8,000 jobs (its submission included). ``freeze_survivors`` lets the
-youngest grow to 10,000 objects (``DAEMON_THRESHOLDS``, a batch run's too): 18 and 2
+youngest grow to 10,000 objects (``DAEMON_THRESHOLDS``): 18 and 2
 collections, 0.04 s, more of the young objects gone by reference counting before any
 collection looks at them.
 
@@ -31,12 +31,12 @@ of CPU at ten thousand; at a million, its collections took 0.45 s instead of 1.0
 peak memory the same), and freezes what survives *every* collection, not only a full
 one: the middle generation's collections walked the last hundred thousand survivors
 again each time (a tenth of the month's time; 24.5 s -> 22.4 s of CPU for its first 3
-days). Garbage in a reference cycle
-whose objects were frozen first is then found only after a thaw, so a batch run thaws
-whenever the frozen heap has doubled since the last full collection that walked it all:
-what it may hold back is bounded by what lives, and walking the whole heap at each
-doubling costs in all about one more walk of it. The process's collector is as it was
-afterwards.
+days). Garbage in a reference cycle whose objects were frozen first is then found only
+after a thaw, so a batch run thaws whenever the frozen heap has doubled since the last
+full collection that walked it all: what it may hold back is bounded by what lives, and
+walking the whole heap at each doubling costs in all about one more walk of it. The
+process's collector is as it was afterwards, the run's objects all in its oldest
+generation.
 
 A one-shot command (``fairpool simulate``) ends with its run's objects still in memory,
 much of them garbage in reference cycles (the run's processes and callbacks hold the
@@ -66,7 +66,7 @@ __all__ = [
 
 THAW_AFTER = 3600.0
 _OLDEST = 2  # CPython's generations: 0, 1, 2
-BATCH_THRESHOLDS = (1_000_000, 10, 10)  # gc.set_threshold in a batch run (CPython's: 700, 10, 10)
+BATCH_THRESHOLDS = (1_000_000, 10, 10)  # gc.set_threshold in a batch run (CPython: 700)
 YOUNG_FROZEN_FLOOR = 1_000_000  # a batch run's frozen heap may double from at least this
 DAEMON_THRESHOLDS = (10_000, 10, 10)  # gc.set_threshold in the daemons' process
 
