@@ -240,8 +240,12 @@ class ClassAd(AdBase, MutableMapping):
         expr = self._exprs.get(name.lower())
         if expr is None:
             return UNDEFINED  # absent: nothing to evaluate
-        if expr.const is not NOT_CONST:
-            return to_python(expr.const)  # a literal reads nothing: no evaluation needed
+        const = expr.const
+        if const is not NOT_CONST:  # a literal reads nothing: no evaluation needed
+            kind = type(const)  # (to_python's cases without its call: read at every step)
+            if kind is str:
+                return const if const.isascii() else to_text(const)
+            return const if kind is not ClassAdList else to_python(const)
         return to_python(_match.evaluate_attribute(self, name, target, now=_now(now)))
 
     def matches(self, other: ClassAd, *, now: float | None = None) -> bool:

@@ -135,10 +135,10 @@ def simulate(
         target = Path(out)
         if not compare:
             with result_directory(target) as work:
-                _write(work, runs[0], no_plots)
+                summary = _write(work, runs[0], no_plots)
                 if snapshot is not None:
                     shutil.move(snapshot, work / "snapshot")
-            _report(runs[0], target)
+            _report(runs[0], summary, target)
             return
     except (InputError, ClassAdSyntaxError) as err:
         fail(str(err).splitlines()[0])
@@ -156,8 +156,8 @@ def simulate(
         (work / "compare.json").write_text(json.dumps(changes, indent=2, sort_keys=True) + "\n")
         if not no_plots:
             plot_comparison(work, runs[0], runs[1], labels)
-    for label, run in zip(labels, runs, strict=True):
-        _report(run, target / label)
+    for label, run, summary in zip(labels, runs, summaries, strict=True):
+        _report(run, summary, target / label)
 
 
 def _snapshot(pool: str | None, out: Path) -> Path:
@@ -226,8 +226,10 @@ def _write(out: Path, run: Simulation, no_plots: bool) -> dict:
     return summary
 
 
-def _report(run: Simulation, out: Path) -> None:
-    pool = summarize(run)["pool"]
+def _report(run: Simulation, summary: dict, out: Path) -> None:
+    """The run's line on the terminal, from its summary (made once: a month's million jobs
+    take seconds to summarize)."""
+    pool = summary["pool"]
     jain = pool["jain_fairness_index"]
     click.echo(
         f"{run.scenario.source}: {pool['jobs']['submitted']} jobs, "
