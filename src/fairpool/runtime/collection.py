@@ -18,25 +18,25 @@ its youngest generation was collected every sixty or so jobs of the job-start be
 each collection walking what was still alive of the last ones' work and every middle
 collection walking the survivors of ten: 400 young and 37 middle collections, 0.12 s of
 CPU, in a run of 8,000 jobs (its submission included). ``freeze_survivors`` lets the
-youngest grow to 10,000 objects (``DAEMON_THRESHOLDS``): 18 and 2
-collections, 0.04 s, more of the young objects gone by reference counting before any
-collection looks at them.
+youngest grow to 10,000 objects (``DAEMON_THRESHOLDS``): 18 and 2 collections, 0.04 s,
+more of the young objects gone by reference counting before any collection looks at
+them.
 
 A simulation is the same in a batch: its queue, its ledger and its records live for the
 whole run (full collections took a fifth of the month story's time), and it makes
 objects that live on so fast that the youngest generation filled every few hundred
 microseconds. A run inside ``batch_collection`` lets the youngest generation grow to a
 million objects before it is collected (the month story's first 3 days: 43.6 s -> 38.1 s
-of CPU at ten thousand; at a million, its collections took 0.45 s instead of 1.03 s, its
-peak memory the same), and freezes what survives *every* collection, not only a full
-one: the middle generation's collections walked the last hundred thousand survivors
-again each time (a tenth of the month's time; 24.5 s -> 22.4 s of CPU for its first 3
-days). Garbage in a reference cycle whose objects were frozen first is then found only
-after a thaw, so a batch run thaws whenever the frozen heap has doubled since the last
-full collection that walked it all: what it may hold back is bounded by what lives, and
-walking the whole heap at each doubling costs in all about one more walk of it. The
-process's collector is as it was afterwards, the run's objects all in its oldest
-generation.
+of CPU at ten thousand; at a million, its collections took 0.02 s instead of 1.0 s and
+its peak memory was the same; a run may hold up to that many young objects more), and
+freezes what survives *every* collection, not only a full one: the middle generation's
+collections walked the last hundred thousand survivors again each time (a tenth of the
+month's time; 24.5 s -> 22.4 s of CPU for its first 3 days). Garbage in a reference
+cycle whose objects were frozen first is then found only after a thaw, so a batch run
+thaws whenever the frozen heap has doubled since the last full collection that walked it
+all: what it may hold back is bounded by what lives, and walking the whole heap at each
+doubling costs in all about one more walk of it. The process's collector is as it was
+afterwards, the run's objects all in its oldest generation.
 
 A one-shot command (``fairpool simulate``) ends with its run's objects still in memory,
 much of them garbage in reference cycles (the run's processes and callbacks hold the
