@@ -170,18 +170,12 @@ class ClassAd(AdBase, MutableMapping):
             exprs, names = self._exprs, self._names
             for name, value in other.items():
                 kind = type(value)
-                if kind is int or kind is str or kind is bool or kind is float:
-                    # __setitem__ and insert_expr without the calls; a value seen before
-                    # (not a float: zeros and NaNs are keyed by hex) without _literal_expr
-                    expr = None if kind is float else _LITERALS[kind].get(value)
-                    if expr is None:
-                        expr = _literal_expr(kind, value)
+                if kind is int or kind is bool or kind is str or kind is float:
+                    key = name.lower()  # __setitem__ and insert_expr, without the calls
+                    names.setdefault(key, name)
+                    exprs[key] = _literal_expr(kind, value)
                 else:
                     self.insert_node(name, node_of(value))
-                    continue
-                key = name.lower()
-                names.setdefault(key, name)
-                exprs[key] = expr
             return
         super().update(other, **more)
 
@@ -240,12 +234,8 @@ class ClassAd(AdBase, MutableMapping):
         expr = self._exprs.get(name.lower())
         if expr is None:
             return UNDEFINED  # absent: nothing to evaluate
-        const = expr.const
-        if const is not NOT_CONST:  # a literal reads nothing: no evaluation needed
-            kind = type(const)  # (to_python's cases without its call: read at every step)
-            if kind is str:
-                return const if const.isascii() else to_text(const)
-            return const if kind is not ClassAdList else to_python(const)
+        if expr.const is not NOT_CONST:
+            return to_python(expr.const)  # a literal reads nothing: no evaluation needed
         return to_python(_match.evaluate_attribute(self, name, target, now=_now(now)))
 
     def matches(self, other: ClassAd, *, now: float | None = None) -> bool:

@@ -328,10 +328,7 @@ class Pool:
         if new_claim:
             started["EnteredCurrentState"] = int(now)
             self.claimed_at[slot_name] = now
-        user = self._user(job, submitter)
-        started["RemoteUser"] = started["RemoteOwner"] = user
-        slot.update(started)
-        self._show_group_and_limits(slot, job, user, submitter, now)
+        self._show_holder(slot, job, submitter, now, started)
         slot["CurrentRank"] = rank(slot, job, now=now)
         self._begin(slot_name, name, now, _moved(_START[new_claim], slot))
         return Started(name, slot_name, displaced)
@@ -339,24 +336,20 @@ class Pool:
     def run(self, slot_name: str, job: ClassAd, submitter: str, now: float) -> Started:
         """The job runs on the slot its startd claimed and activated for it."""
         slot = self.slot_by_name[slot_name]
-        slot["TotalJobRunTime"] = 0  # the schedd's figure, not the startd's
-        user = self._user(job, submitter)
-        slot.update({"RemoteUser": user, "RemoteOwner": user})
-        self._show_group_and_limits(slot, job, user, submitter, now)
+        # TotalJobRunTime: the schedd's figure, not the startd's
+        self._show_holder(slot, job, submitter, now, {"TotalJobRunTime": 0})
         name = job_id(job)
         self._begin(slot_name, name, now)
         return Started(name, slot_name)
 
-    def _user(self, job: ClassAd, submitter: str) -> str:
-        """Who holds a slot that runs ``job`` (RemoteUser, RemoteOwner), as the collector
-        shows."""
-        owner = job.eval("Owner")
-        return f"{owner}@{self.domain}" if isinstance(owner, str) else submitter
-
-    def _show_group_and_limits(
-        self, slot: ClassAd, job: ClassAd, user: str, submitter: str, now: float
+    def _show_holder(
+        self, slot: ClassAd, job: ClassAd, submitter: str, now: float, first: dict
     ) -> None:
-        """The group ``user`` is charged to and the limits the job holds on the slot."""
+        """Who holds the slot and the limits the job holds there, as the collector shows;
+        set in one update after the attributes ``first`` (the start's own)."""
+        owner = job.eval("Owner")
+        user = f"{owner}@{self.domain}" if isinstance(owner, str) else submitter
+        slot.update({**first, "RemoteUser": user, "RemoteOwner": user})
         if submitter != user:
             slot["AccountingGroup"] = submitter
         elif "AccountingGroup" in slot:

@@ -248,10 +248,9 @@ class Simulation:
         self.env.schedule(max(self.runtime[name] - run, 0.0), lambda: self._complete(name, token))
 
     def _complete(self, name: str, token: object) -> None:
-        job = self.pool.queue.jobs.get(name)
-        if job is None or not _runs(job, token):
+        if not self._still_running(name, token):
             return  # preempted (or removed) since: this run never finished
-        slot = job.eval("RemoteHost")
+        slot = self.pool.queue.jobs[name].eval("RemoteHost")
         if self.pool.driven(slot):
             run = self.startds.run_time(slot)  # its startd brought up to now first
             if not self._still_running(name, token) or run is None:
@@ -267,7 +266,9 @@ class Simulation:
 
     def _still_running(self, name: str, token: object) -> bool:
         ad = self.pool.queue.jobs.get(name)
-        return ad is not None and _runs(ad, token)
+        if ad is None or ad.eval("JobStatus") != RUNNING:
+            return False
+        return ad.eval("NumJobStarts") == token
 
     def _report(self, started: list[Started]) -> None:
         """What a driven machine's startd did outside a cycle (sim/startds.py)."""
@@ -388,8 +389,3 @@ class Simulation:
 def simulate(scenario: Scenario, progress: Callable[[float], None] | None = None) -> Simulation:
     """Run ``scenario`` to its end."""
     return Simulation(scenario, progress).run()
-
-
-def _runs(job: ClassAd, token: object) -> bool:
-    """Whether the job is still in the run that ``token`` (its NumJobStarts then) names."""
-    return job.eval("JobStatus") == RUNNING and job.eval("NumJobStarts") == token
