@@ -21,14 +21,12 @@ import argparse
 import glob
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import psutil
-from live_pool import PYTHON, _ads, _bare_spawn_rate, _finished, pool, wait
+from live_pool import _bare_spawn_rate, _finished, starter_processes, starts_pool
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -57,17 +55,6 @@ def switches(pid: int) -> tuple[int, int]:
     return voluntary, forced
 
 
-def starters(daemons: psutil.Process) -> list[psutil.Process]:
-    found = []
-    for child in daemons.children(recursive=True):
-        try:
-            if "fairpool.starter.service" in child.cmdline():
-                found.append(child)
-        except psutil.Error:  # a job that ended meanwhile
-            continue
-    return found
-
-
 def sample(daemons: psutil.Process) -> dict[str, float]:
     """Every counter this script reads, at one moment."""
     times = daemons.cpu_times()
@@ -83,7 +70,7 @@ def sample(daemons: psutil.Process) -> dict[str, float]:
         "starter switches": 0,
         "starter forced": 0,
     }
-    for starter in starters(daemons):
+    for starter in starter_processes(daemons):
         used = starter.cpu_times()
         figures["starter"] += used.user + used.system
         figures["jobs"] += used.children_user + used.children_system
@@ -97,22 +84,9 @@ def sample(daemons: psutil.Process) -> dict[str, float]:
 
 def pool_run(root: Path, count: int, slots: int) -> tuple[float, dict[str, float]]:
     """The pool's rate between the 10% and 90% marks and each figure per job there."""
-    work = root / "jobs"
-    work.mkdir()
-    (work / "true.sub").write_text(
-        f"executable = /bin/true\nrequest_memory = 1\nshould_transfer_files = NO\nqueue {count}\n"
-    )
-    knobs = {"NUM_CPUS": slots, "NUM_SLOTS": slots, "SCHEDD_INTERVAL": 2, "UPDATE_INTERVAL": 5}
-    directory = root / "pool"
-    with pool(directory, **knobs) as url, httpx.Client(timeout=60) as http:
-        wait(lambda: len(_ads(http, url, "Machine")) == slots, 30, "the startd's slots")
+    with starts_pool(root, count, slots) as (directory, submit):
         daemons = psutil.Process(int((directory / "master.pid").read_text()))
-        subprocess.run(
-            [*PYTHON, "submit", "true.sub", "--pool", url],
-            cwd=work,
-            check=True,
-            capture_output=True,
-        )
+        submit()
         marks: dict[float, tuple[int, dict[str, float]]] = {}
         deadline = time.monotonic() + 600
         while len(marks) < 2 and time.monotonic() < deadline:

@@ -121,31 +121,36 @@ def _bulk_insert(path: Path) -> float:
 
 
 # -- job starts -----------------------------------------------------------------------------
-def bench_starts(root: Path, count: int, slots: int = 32) -> None:
+@contextmanager
+def starts_pool(root: Path, count: int, slots: int):
+    """A running pool of ``slots`` slots, its startd's slots advertised, and the command
+    that submits ``count`` jobs of /bin/true to it: (its directory, that command)."""
     work = root / "starts"
     work.mkdir()
     (work / "true.sub").write_text(
         f"executable = /bin/true\nrequest_memory = 1\nshould_transfer_files = NO\nqueue {count}\n"
     )
     knobs = {"NUM_CPUS": slots, "NUM_SLOTS": slots, "SCHEDD_INTERVAL": 2, "UPDATE_INTERVAL": 5}
-    with pool(root / "pool-starts", **knobs) as url, httpx.Client(timeout=60) as http:
+    directory = root / "pool-starts"
+    with pool(directory, **knobs) as url, httpx.Client(timeout=60) as http:
         wait(lambda: len(_ads(http, url, "Machine")) == slots, 30, "the startd's slots")
-        cpu = _cpu(root / "pool-starts")[1]
-        subprocess.run(
-            [*PYTHON, "submit", "true.sub", "--pool", url],
-            cwd=work,
-            check=True,
-            capture_output=True,
-        )
+        submit = [*PYTHON, "submit", "true.sub", "--pool", url]
+        yield directory, lambda: subprocess.run(submit, cwd=work, check=True, capture_output=True)
+
+
+def bench_starts(root: Path, count: int, slots: int = 32) -> None:
+    with starts_pool(root, count, slots) as (directory, submit):
+        cpu = _cpu(directory)[1]
+        submit()
         marks = []
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
-            done = _finished(root / "pool-starts")
+            done = _finished(directory)
             marks.append((time.perf_counter(), done))
             if done >= count:
                 break
             time.sleep(0.02)
-        cpu = _cpu(root / "pool-starts")[1] - cpu
+        cpu = _cpu(directory)[1] - cpu
     low = next(t for t, n in marks if n >= count * 0.1)
     high = next(t for t, n in marks if n >= count * 0.9)
     rate = 0.8 * count / (high - low)
@@ -194,9 +199,13 @@ def _cpu(directory: Path) -> tuple[float, float]:
 
     mine = os.times()
     pool = psutil.Process(int((directory / "master.pid").read_text()))
-    starters = [p for p in pool.children() if "fairpool.starter.service" in p.cmdline()]
-    theirs = [p.cpu_times() for p in (pool, *starters)]
+    theirs = [p.cpu_times() for p in (pool, *starter_processes(pool))]
     return mine.user + mine.system, sum(t.user + t.system for t in theirs)
+
+
+def starter_processes(pool) -> list:
+    """The starter processes among the children of the pool's process (psutil)."""
+    return [p for p in pool.children() if "fairpool.starter.service" in p.cmdline()]
 
 
 def _ads(http: httpx.Client, url: str, kind: str) -> list:

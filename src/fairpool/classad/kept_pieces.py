@@ -34,6 +34,3 @@ class KeptPieces:
                 self._kept.clear()
             self._kept[name, id(expr)] = found
         return found[1]
-
-    def clear(self) -> None:
-        self._kept.clear()
