@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import psutil
-from live_pool import _bare_spawn_rate, _finished, starter_processes, starts_pool
+from live_pool import _bare_spawn_rate, finished_jobs, starter_processes, starts_pool
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -89,12 +89,13 @@ def pool_run(root: Path, count: int, slots: int) -> tuple[float, dict[str, float
         submit()
         marks: dict[float, tuple[int, dict[str, float]]] = {}
         deadline = time.monotonic() + 600
-        while len(marks) < 2 and time.monotonic() < deadline:
-            done = _finished(directory)
-            for fraction in (0.1, 0.9):
-                if fraction not in marks and done >= count * fraction:
-                    marks[fraction] = (done, sample(daemons))
-            time.sleep(0.02)
+        with finished_jobs(directory) as finished:
+            while len(marks) < 2 and time.monotonic() < deadline:
+                done = finished()
+                for fraction in (0.1, 0.9):
+                    if fraction not in marks and done >= count * fraction:
+                        marks[fraction] = (done, sample(daemons))
+                time.sleep(0.02)
     if len(marks) < 2:
         raise SystemExit("the jobs did not finish within 10 minutes")
     (first, before), (last, after) = marks[0.1], marks[0.9]
