@@ -130,7 +130,17 @@ def starts_pool(root: Path, count: int, slots: int):
     (work / "true.sub").write_text(
         f"executable = /bin/true\nrequest_memory = 1\nshould_transfer_files = NO\nqueue {count}\n"
     )
-    knobs = {"NUM_CPUS": slots, "NUM_SLOTS": slots, "SCHEDD_INTERVAL": 2, "UPDATE_INTERVAL": 5}
+    knobs = {
+        "NUM_CPUS": slots,
+        "NUM_SLOTS": slots,
+        "SCHEDD_INTERVAL": 2,
+        "UPDATE_INTERVAL": 5,
+        # the negotiator at its defaults, not the other figures' cycle a second: the
+        # submission's reschedule starts the one cycle the jobs need, and their claims are
+        # reused after it, as in a pool configured as shipped
+        "NEGOTIATOR_INTERVAL": 60,
+        "NEGOTIATOR_MIN_INTERVAL": 5,
+    }
     directory = root / "pool-starts"
     with pool(directory, **knobs) as url, httpx.Client(timeout=60) as http:
         wait(lambda: len(_ads(http, url, "Machine")) == slots, 30, "the startd's slots")
