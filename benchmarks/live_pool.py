@@ -133,11 +133,9 @@ def starts_pool(root: Path, count: int, slots: int):
     knobs = {
         "NUM_CPUS": slots,
         "NUM_SLOTS": slots,
-        "SCHEDD_INTERVAL": 2,
-        "UPDATE_INTERVAL": 5,
-        # the negotiator at its defaults, not the other figures' cycle a second: the
-        # submission's reschedule starts the one cycle the jobs need, and their claims are
-        # reused after it, as in a pool configured as shipped
+        # the daemons' intervals at their defaults (the negotiator's, not the other
+        # figures' cycle a second): the submission's reschedule starts the one cycle the
+        # jobs need, and their claims are reused after it, as in a pool configured as shipped
         "NEGOTIATOR_INTERVAL": 60,
         "NEGOTIATOR_MIN_INTERVAL": 5,
     }
