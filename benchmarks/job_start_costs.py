@@ -11,14 +11,19 @@ figures for the bare loop of ``live_pool.py``, run right after on the same machi
 The rate is two cores' worth of time divided by busy plus idle time per job: a part's
 share of that sum is what cutting it could give back.
 
-Run: ``python benchmarks/job_start_costs.py [--jobs N] [--slots N]`` (Linux: it reads
-/proc). The pool runs in a temporary directory on a free loopback port.
+With ``--calls`` it runs the pool once more with the steps of ``call_costs/`` timed
+inside it and prints each step's CPU per call and per job (whole run; the instrumented
+run's rate is lower than the plain one's).
+
+Run: ``python benchmarks/job_start_costs.py [--jobs N] [--slots N] [--calls]`` (Linux: it
+reads /proc). The pool runs in a temporary directory on a free loopback port.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import shutil
 import tempfile
@@ -120,13 +125,47 @@ def bare_run(count: int, width: int) -> tuple[float, dict[str, float]]:
     }
 
 
+def call_costs(root: Path, count: int, slots: int) -> None:
+    """A run with the pool's steps timed inside it (call_costs/sitecustomize.py)."""
+    out = root / "calls"
+    out.mkdir()
+    here = Path(__file__).resolve().parent / "call_costs"
+    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", "FAIRPOOL_CALL_COSTS")}
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(here), saved["PYTHONPATH"]]))
+    os.environ["FAIRPOOL_CALL_COSTS"] = str(out)
+    try:
+        rate, _ = pool_run(root, count, slots)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
+    totals: dict[str, list[int]] = {}
+    for found in out.glob("*.json"):  # the pool's process (it writes at its exit)
+        totals.update(json.loads(found.read_text()))
+    if not totals:
+        raise SystemExit("the pool wrote no call costs")
+    print(f"the pool's steps, timed inside it ({count:,} jobs, {rate:,.0f} /s with the timing)")
+    print(f"  {'step':<40}{'us per call':>12}{'calls per job':>15}{'us per job':>12}")
+    for name, (nanoseconds, calls) in sorted(totals.items(), key=lambda item: -item[1][0]):
+        per_call = nanoseconds / calls / 1000
+        print(
+            f"  {name:<40}{per_call:12.1f}{calls / count:15.2f}{nanoseconds / count / 1000:12.1f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=6000, help="jobs the pool runs")
     parser.add_argument("--slots", type=int, default=32)
+    parser.add_argument("--calls", action="store_true", help="time the pool's steps in it")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="fairpool-costs-"))
     try:
+        if args.calls:
+            call_costs(root, args.jobs, args.slots)
+            return
         rate, cost = pool_run(root, args.jobs, args.slots)
         bare, base = bare_run(min(args.jobs, 4000), args.slots)
     finally:
