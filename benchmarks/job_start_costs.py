@@ -142,10 +142,15 @@ def call_costs(root: Path, count: int, slots: int) -> None:
             else:
                 os.environ[name] = value
     totals: dict[str, list[int]] = {}
+    missing: list[str] = []
     for found in out.glob("*.json"):  # the pool's process (it writes at its exit)
-        totals.update(json.loads(found.read_text()))
+        written = json.loads(found.read_text())
+        totals.update(written["steps"])
+        missing += written["missing"]
     if not totals:
         raise SystemExit("the pool wrote no call costs")
+    if missing:
+        print(f"steps the code no longer has (call_costs/sitecustomize.py): {', '.join(missing)}")
     print(f"the pool's steps, timed inside it ({count:,} jobs, {rate:,.0f} /s with the timing)")
     print(f"  {'step':<40}{'us per call':>12}{'calls per job':>15}{'us per job':>12}")
     for name, (nanoseconds, calls) in sorted(totals.items(), key=lambda item: -item[1][0]):

@@ -6,7 +6,8 @@ Python imports this module at start-up when its directory is on PYTHONPATH. With
 commands) wraps the functions of ``STEPS`` once its event loop runs its first callback
 (every module is imported by then); each call adds its thread's CPU time (and nothing
 of the time it waited) to its step. At exit the totals go to ``<directory>/<pid>.json``
-as ``{"Class.method": [nanoseconds, calls]}``.
+as ``{"steps": {"Class.method": [nanoseconds, calls]}, "missing": [...]}``, the steps
+the code no longer has among the missing.
 
 Why inside the pool: a step measured alone, its code and data in the caches, takes a
 third or a quarter of what it takes in a pool whose two cores also run a thousand new
@@ -63,6 +64,7 @@ STEPS = [
 ]
 
 _totals: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
+_missing: list[str] = []
 
 
 def _timed(name: str, function):
@@ -81,12 +83,26 @@ def _timed(name: str, function):
     return timed
 
 
-def _wrap_steps() -> None:
-    for module_name, owner_name, attribute in STEPS:
+def step_function(module_name: str, owner_name: str | None, attribute: str):
+    """The class (or module) that holds a step and the step as found there; LookupError
+    when the code no longer has it (renamed or moved)."""
+    try:
         module = importlib.import_module(module_name)
         owner = getattr(module, owner_name) if owner_name else module
         found = owner.__dict__[attribute] if owner_name else getattr(module, attribute)
+    except (ImportError, AttributeError, KeyError) as error:
+        raise LookupError(f"{module_name}.{owner_name or ''}.{attribute}: {error}") from None
+    return owner, found
+
+
+def _wrap_steps() -> None:
+    for module_name, owner_name, attribute in STEPS:
         name = f"{owner_name or module_name.rsplit('.', 1)[1]}.{attribute}"
+        try:
+            owner, found = step_function(module_name, owner_name, attribute)
+        except LookupError:
+            _missing.append(name)  # the table says so; the pool runs on
+            continue
         if isinstance(found, classmethod):
             setattr(owner, attribute, classmethod(_timed(name, found.__func__)))
         else:
@@ -106,9 +122,9 @@ def _install(directory: str) -> None:
     asyncio.events.Handle._run = first_run
 
     def write() -> None:
-        if _totals:
+        if _totals or _missing:
             with open(os.path.join(directory, f"{os.getpid()}.json"), "w") as out:
-                json.dump(dict(_totals), out)
+                json.dump({"steps": dict(_totals), "missing": _missing}, out)
 
     atexit.register(write)
 
