@@ -1,7 +1,8 @@
 """The CPU each of the pool's steps takes per call, measured inside the running pool
 (``python benchmarks/job_start_costs.py --calls``).
 
-Python imports this module at start-up when its directory is on PYTHONPATH. With
+Python imports this module at start-up when its directory is on PYTHONPATH (in place of
+any other ``sitecustomize`` of the installation, for the benchmark's processes only). With
 ``FAIRPOOL_CALL_COSTS`` naming a directory, a pool process (not its starter, nor the
 commands) wraps the functions of ``STEPS`` once its event loop runs its first callback
 (every module is imported by then); each call adds its thread's CPU time (and nothing
