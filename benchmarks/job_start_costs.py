@@ -29,9 +29,10 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from unittest.mock import patch
 
 import psutil
-from live_pool import _bare_spawn_rate, finished_jobs, starter_processes, starts_pool
+from live_pool import bare_spawn_rate, finished_marks, starter_processes, starts_pool
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -92,17 +93,7 @@ def pool_run(root: Path, count: int, slots: int) -> tuple[float, dict[str, float
     with starts_pool(root, count, slots) as (directory, submit):
         daemons = psutil.Process(int((directory / "master.pid").read_text()))
         submit()
-        marks: dict[float, tuple[int, dict[str, float]]] = {}
-        deadline = time.monotonic() + 600
-        with finished_jobs(directory) as finished:
-            while len(marks) < 2 and time.monotonic() < deadline:
-                done = finished()
-                for fraction in (0.1, 0.9):
-                    if fraction not in marks and done >= count * fraction:
-                        marks[fraction] = (done, sample(daemons))
-                time.sleep(0.02)
-    if len(marks) < 2:
-        raise SystemExit("the jobs did not finish within 10 minutes")
+        marks = finished_marks(directory, count, (0.1, 0.9), lambda: sample(daemons))
     (first, before), (last, after) = marks[0.1], marks[0.9]
     jobs = last - first
     per_job = {name: (after[name] - before[name]) / jobs for name in before}
@@ -113,7 +104,7 @@ def bare_run(count: int, width: int) -> tuple[float, dict[str, float]]:
     """live_pool.py's bare loop, ``width`` at a time, with the same figures."""
     busy, idle = machine()
     mine = os.times()
-    rate = _bare_spawn_rate(count, width)
+    rate = bare_spawn_rate(count, width)
     end, now_busy, now_idle = os.times(), *machine()
     own = end.user + end.system - mine.user - mine.system
     children = end.children_user + end.children_system - mine.children_user - mine.children_system
@@ -129,18 +120,10 @@ def call_costs(root: Path, count: int, slots: int) -> None:
     """A run with the pool's steps timed inside it (call_costs/sitecustomize.py)."""
     out = root / "calls"
     out.mkdir()
-    here = Path(__file__).resolve().parent / "call_costs"
-    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", "FAIRPOOL_CALL_COSTS")}
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(here), saved["PYTHONPATH"]]))
-    os.environ["FAIRPOOL_CALL_COSTS"] = str(out)
-    try:
-        rate, _ = pool_run(root, count, slots)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                del os.environ[name]
-            else:
-                os.environ[name] = value
+    here = str(Path(__file__).resolve().parent / "call_costs")
+    path = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
+    with patch.dict(os.environ, {"PYTHONPATH": path, "FAIRPOOL_CALL_COSTS": str(out)}):
+        rate, _ = pool_run(root, count, slots)  # the pool inherits both
     totals: dict[str, list[int]] = {}
     missing: list[str] = []
     for found in out.glob("*.json"):  # the pool's process (it writes at its exit)

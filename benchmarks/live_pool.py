@@ -30,8 +30,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -150,20 +152,11 @@ def bench_starts(root: Path, count: int, slots: int = 32) -> None:
     with starts_pool(root, count, slots) as (directory, submit):
         cpu = _cpu(directory)[1]
         submit()
-        marks = []
-        deadline = time.monotonic() + 600
-        with finished_jobs(directory) as finished:
-            while time.monotonic() < deadline:
-                done = finished()
-                marks.append((time.perf_counter(), done))
-                if done >= count:
-                    break
-                time.sleep(0.02)
+        marks = finished_marks(directory, count, (0.1, 0.9, 1.0), time.perf_counter)
         cpu = _cpu(directory)[1] - cpu
-    low = next(t for t, n in marks if n >= count * 0.1)
-    high = next(t for t, n in marks if n >= count * 0.9)
+    low, high = marks[0.1][1], marks[0.9][1]
     rate = 0.8 * count / (high - low)
-    bare = _bare_spawn_rate(min(count, 2000), slots)
+    bare = bare_spawn_rate(min(count, 2000), slots)
     line(
         f"starts: /bin/true on {slots} slots",
         f"{rate:,.0f} /s",
@@ -173,25 +166,38 @@ def bench_starts(root: Path, count: int, slots: int = 32) -> None:
     )
 
 
-@contextmanager
-def finished_jobs(directory: Path):
-    """How many jobs the pool's history holds, read from its database as it commits
-    them (the Scheduler ad's count changes only every SCHEDD_INTERVAL, which would
-    measure the ads' rhythm, not the jobs'): a function to call, through one read-only
-    connection kept for the run. A connection opened for each look cost 0.7 ms of CPU,
-    3-4% of a core at fifty looks a second, which the pool paid on this machine's two
-    cores and the bare loop did not; the kept one's count costs 7 us."""
+def finished_marks(
+    directory: Path, count: int, fractions: tuple[float, ...], sample: Callable[[], Any]
+) -> dict[float, tuple[int, Any]]:
+    """For each of ``fractions`` of ``count`` jobs: the jobs finished at the first look that
+    saw that many, and ``sample()`` taken right after that look. The pool's history is
+    looked at every 20 ms, in its database as it commits them (the Scheduler ad's count
+    changes only every SCHEDD_INTERVAL, which would measure the ads' rhythm, not the
+    jobs'), through one read-only connection kept for the run: a connection opened for
+    each look cost 0.7 ms of CPU, 3-4% of a core at fifty looks a second, which the pool
+    paid on this machine's two cores and the bare loop did not; the kept one's count
+    costs 7 us."""
     import sqlite3
 
     database = directory / "spool" / "state.sqlite3"
     connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    marks: dict[float, tuple[int, Any]] = {}
+    deadline = time.monotonic() + 600
     try:
-        yield lambda: connection.execute("SELECT count(*) FROM job_history").fetchone()[0]
+        while time.monotonic() < deadline:
+            done = connection.execute("SELECT count(*) FROM job_history").fetchone()[0]
+            for fraction in fractions:
+                if fraction not in marks and done >= count * fraction:
+                    marks[fraction] = (done, sample())
+            if len(marks) == len(fractions):
+                return marks
+            time.sleep(0.02)
     finally:
         connection.close()
+    raise SystemExit("the jobs did not finish within 10 minutes")
 
 
-def _bare_spawn_rate(count: int, width: int) -> float:
+def bare_spawn_rate(count: int, width: int) -> float:
     """/bin/true spawned and reaped by a plain loop, ``width`` at a time."""
     began = time.perf_counter()
     running: list[subprocess.Popen] = []
