@@ -58,7 +58,7 @@ STEPS = [
     ("fairpool.starter.messages", "Start", "of"),
     ("fairpool.classad.adtext", "OldText", "write"),
     ("fairpool.store.adjson", "JsonText", "write"),
-    ("fairpool.schedd.claims", None, "symmetric_match"),
+    ("fairpool.classad.match_memo", None, "symmetric_match"),  # a claim memo's misses
     ("fairpool.daemons.starter_link", "StarterLink", "start"),
     ("fairpool.starter.messages", "Frames", "feed"),
     ("fairpool.daemons.logs", "DaemonLog", "_log"),

@@ -404,7 +404,7 @@ class Schedd(Claiming):
             self.dirty.add(name)
         self._save()
         self._advertise_soon()
-        following = next_job(self.queue, claim.submitter, claim.slot_ad, job, now)
+        following = next_job(self.queue, claim.submitter, claim.slot_ad, job, now, claim.matches)
         if not reusable or following is None or self._busy() >= self.max_running:
             await self._release(claim)
             return

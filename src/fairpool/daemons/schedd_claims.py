@@ -9,11 +9,12 @@ claims and counters, which schedd.py keeps and saves.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..classad import ClassAd
 from ..classad.jsonads import ad_from_json, ad_to_json
+from ..classad.match_memo import MatchMemo
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
 from ..negotiator.submitters import job_id
 from ..schedd import shadow
@@ -35,6 +36,7 @@ class Claim:
     since: float
     job: str | None = None
     waiting: str | None = None  # a job waiting for the slot (a preempting claim)
+    matches: MatchMemo = field(default_factory=MatchMemo)  # its next jobs' matches
 
 
 class Claiming:

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from ..classad import ClassAd
 from ..classad.match import symmetric_match
+from ..classad.match_memo import MatchMemo
 from ..negotiator.concurrency import LimitCounter, job_limits
 from .queue import JobQueue
 
@@ -28,12 +29,19 @@ __all__ = ["leftover_jobs", "next_job"]
 
 
 def next_job(
-    queue: JobQueue, submitter: str, slot: ClassAd, finished: ClassAd, now: float
+    queue: JobQueue,
+    submitter: str,
+    slot: ClassAd,
+    finished: ClassAd,
+    now: float,
+    memo: MatchMemo | None = None,
 ) -> ClassAd | None:
-    """The job the claim of ``finished`` on ``slot`` runs next (None: release it)."""
+    """The job the claim of ``finished`` on ``slot`` runs next (None: release it).
+    ``memo``: the claim's own, which spares the next job of a cluster its match."""
     limits = job_limits(finished, slot, now)
+    match = symmetric_match if memo is None else memo.symmetric_match
     for job in queue.idle_of(submitter):
-        if job_limits(job, slot, now) == limits and symmetric_match(job, slot, now=now):
+        if job_limits(job, slot, now) == limits and match(job, slot, now=now):
             return job
     return None
 
