@@ -472,7 +472,10 @@ class Schedd(Claiming):
         return changed
 
     def _save(self) -> asyncio.Future[None] | None:
-        """The changed jobs handed to the writer; a future done once they are on disk."""
+        """The changed jobs handed to the writer; a future done once they are on disk
+        (None when no job changed: most of a job's exit saves nothing more)."""
+        if not self.dirty:
+            return None
         return self._write(self.store.saving(self._changed()))
 
     def _write(self, write: Write | None) -> asyncio.Future[None] | None:
