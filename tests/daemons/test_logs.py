@@ -71,3 +71,77 @@ def test_what_is_not_a_plain_line_goes_the_logging_modules_way(tmp_path):
         lines[0].endswith(" it failed: badly") and lines[1] == "Traceback (most recent call last):"
     )
     assert lines[-1] == "ValueError: broken"
+
+
+def _writes(monkeypatch) -> list[bytes]:
+    """What each os.write of the logs module wrote."""
+    import fairpool.daemons.logs as logs
+
+    writes: list[bytes] = []
+    real = logs.os.write
+
+    def counting(fd: int, data) -> int:
+        writes.append(bytes(data))
+        return real(fd, data)
+
+    monkeypatch.setattr(logs.os, "write", counting)
+    return writes
+
+
+def test_a_gathered_blocks_lines_go_out_in_one_write_at_its_end(tmp_path, monkeypatch):
+    ours = DaemonLog("fairpool.test.gathered", tmp_path / "log")
+    writes = _writes(monkeypatch)
+    ours.info("before")
+    with ours.gathered():
+        ours.info("job %s exited", "1.0")
+        with ours.gathered():  # nested: written with the outer block
+            ours.info("slot1: Claimed/Busy -> Claimed/Idle")
+        ours.info("job %s started", "1.1")
+        assert len(writes) == 1  # nothing of the block yet
+    ours.info("after")
+    ours.file.close()
+    assert len(writes) == 3
+    assert writes[1].decode().count("\n") == 3
+    messages = [line.split(" ", 2)[2] for line in (tmp_path / "log").read_text().splitlines()]
+    assert messages == [
+        "before",
+        "job 1.0 exited",
+        "slot1: Claimed/Busy -> Claimed/Idle",
+        "job 1.1 started",
+        "after",
+    ]
+
+
+def test_a_gathered_block_writes_its_lines_when_it_raises(tmp_path):
+    ours = DaemonLog("fairpool.test.raised", tmp_path / "log")
+    try:
+        with ours.gathered():
+            ours.info("logged before the error")
+            raise RuntimeError("the handler failed")
+    except RuntimeError:
+        pass
+    ours.file.close()
+    assert (tmp_path / "log").read_text().endswith(" logged before the error\n")
+
+
+def test_another_threads_lines_are_not_held_by_a_gathered_block(tmp_path, monkeypatch):
+    import threading
+
+    ours = DaemonLog("fairpool.test.threads", tmp_path / "log")
+    writes = _writes(monkeypatch)
+    with ours.gathered():
+        ours.info("this thread's")
+        other = threading.Thread(target=ours.info, args=("the other thread's",))
+        other.start()
+        other.join()
+        assert [w.decode().split(" ", 2)[2] for w in writes] == ["the other thread's\n"]
+    ours.file.close()
+    assert writes[-1].decode().endswith(" this thread's\n")
+
+
+def test_gathered_lines_that_cannot_be_written_go_the_logging_modules_way(tmp_path, capsys):
+    ours = DaemonLog("fairpool.test.closed", tmp_path / "log")
+    with ours.gathered():
+        ours.info("lost with the file")
+        ours.file.stream.close()  # the disk went away meanwhile
+    assert "lost with the file" in capsys.readouterr().err  # logging's own error report

@@ -14,7 +14,6 @@ default to.
 
 from __future__ import annotations
 
-import logging
 import os
 import socket
 import time
@@ -136,7 +135,7 @@ class Context:
         is this host's alone, so that renaming the host or the daemon keeps its state."""
         return name if self.shared else ""
 
-    def logger(self, daemon: str) -> logging.Logger:
+    def logger(self, daemon: str) -> DaemonLog:
         """The daemon's log, ``LOG/<Daemon>Log`` as HTCondor names them (one per pool
         and daemon in a process)."""
         path = self.paths.log / f"{daemon.capitalize()}Log"

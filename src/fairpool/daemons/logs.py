@@ -8,14 +8,22 @@ line itself, without the record, filters and formatting the logging module makes
 daemons: it changes the whole process) stops ``logging`` from finding what these lines
 never show, the caller's source line, thread and process (the logging HOWTO's own advice
 for such programs).
+
+Each line is written as it is logged, as HTCondor writes its lines, but for the lines of
+one ``gathered()`` block: a startd reads its starter's messages several jobs at a time
+and logs three lines for each, and those go out in one write once the block ends (the
+write is what a line costs in a busy pool). The block is one synchronous step: nothing
+the lines record leaves the process before they are written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +68,26 @@ class DaemonLog(logging.Logger):
         self.file = logging.FileHandler(path)
         self.file.setFormatter(LineFormatter())
         self.addHandler(self.file)
+        self._gathering: int | None = None  # the thread whose lines wait for one write
+        self._gathered: list[tuple[str, int, str]] = []  # (line, level, message)
+
+    @contextlib.contextmanager
+    def gathered(self) -> Iterator[None]:
+        """The plain lines this thread logs in the block, written in one write at its end
+        (in their order; another thread's lines meanwhile go out at once). Nested blocks
+        write at the outermost one's end."""
+        if self._gathering is not None:
+            yield
+            return
+        self._gathering = threading.get_ident()
+        try:
+            yield
+        finally:
+            self._gathering = None
+            gathered, self._gathered = self._gathered, []
+            if gathered and not self._write("".join(line for line, _, _ in gathered)):
+                for _, level, text in gathered:  # as a line that cannot be written
+                    super()._log(level, text, None)
 
     def _log(  # type: ignore[override]
         self,
@@ -80,16 +108,26 @@ class DaemonLog(logging.Logger):
             text = str(msg) % args if args else str(msg)
             assert isinstance(formatter, LineFormatter)
             line = formatter.line(time.time(), text)
-            with handler.lock:  # type: ignore[union-attr]
-                try:  # the stream's buffer is empty (each line is flushed): to its file
-                    stream = handler.stream
-                    data = memoryview(line.encode(stream.encoding, stream.errors))
-                    while data:
-                        data = data[os.write(stream.fileno(), data) :]
-                    return
-                except Exception:  # closed, or the disk: the logging module says so its way
-                    pass
+            if self._gathering is not None and self._gathering == threading.get_ident():
+                self._gathered.append((line, level, text))
+                return
+            if self._write(line):
+                return
         super()._log(level, msg, args, exc_info, extra, stack_info, stacklevel)
+
+    def _write(self, lines: str) -> bool:
+        """Whole lines to the file, under the handler's lock; False when they could not
+        be (closed, or the disk: the logging module then says so its way)."""
+        handler = self.file
+        with handler.lock:  # type: ignore[union-attr]
+            try:  # the stream's buffer is empty (each line is flushed): to its file
+                stream = handler.stream
+                data = memoryview(lines.encode(stream.encoding, stream.errors))
+                while data:
+                    data = data[os.write(stream.fileno(), data) :]
+                return True
+            except Exception:
+                return False
 
 
 def skip_record_details() -> None:

@@ -115,7 +115,11 @@ class StartdDaemon:
         self.records = ctx.paths.spool / "starters"  # the starter's record of its jobs
         self._clean_up_after_crash()
         self.starter = StarterLink(
-            ctx.paths.execute, self.records, self._heard_from_starter, self._starter_lost
+            ctx.paths.execute,
+            self.records,
+            self._heard_from_starter,
+            self._starter_lost,
+            self.log.gathered,
         )
         now = int(ctx.env.now)
         self.policy = StartdPolicy.from_knobs(ctx.config, profile=MODERN)

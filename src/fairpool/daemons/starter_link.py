@@ -2,7 +2,9 @@
 first job, spoken to over a socket from the event loop, without ever waiting on it.
 
 What the starter says (``Started`` or ``Refused`` for each start, ``Exited`` at each
-job's end) goes to the startd's callback in the order it was said; signals get no answer.
+job's end) goes to the startd's callback in the order it was said, the messages of one
+read inside one ``gathered()`` block (the startd's log writes their lines at once); signals
+get no answer.
 Messages sent in one step of the loop leave in one write. Should the starter process die,
 the startd hears of it (``on_lost``), and the next start begins another.
 """
@@ -15,6 +17,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import msgspec
@@ -36,11 +39,13 @@ class StarterLink:
         records_dir: Path,
         on_message: Callable[[Started | Refused | Exited], None],
         on_lost: Callable[[], None],
+        gathered: Callable[[], AbstractContextManager] = contextlib.nullcontext,
     ) -> None:
         self.execute_dir = execute_dir
         self.records_dir = records_dir
         self.on_message = on_message
         self.on_lost = on_lost
+        self.gathered = gathered  # around the messages of one read (the startd's log lines)
         self.process: subprocess.Popen | None = None
         self._socket: socket.socket | None = None
         self._frames = Frames(Started | Refused | Exited)
@@ -113,8 +118,9 @@ class StarterLink:
         if not data:
             self._lost()
             return
-        for message in self._frames.feed(data):
-            self.on_message(message)
+        with self.gathered():
+            for message in self._frames.feed(data):
+                self.on_message(message)
 
     def _lost(self) -> None:
         """The starter process ended on its own: the startd is told."""
