@@ -89,7 +89,7 @@ def test_an_ad_file_replaced_in_a_spare_is_not_written_through(tmp_path):
     (execute / "dir_1").mkdir(parents=True, mode=0o700)
     (execute / "dir_1" / ".job.ad").write_text("old ad")
     spares = Spares(execute)
-    assert spares.keep(execute / "dir_1", os.geteuid())
+    assert spares.keep(execute / "dir_1", os.geteuid()) == len("old ad")
     spare = next(execute.iterdir())
     target = tmp_path / "elsewhere"
     target.write_text("untouched")
@@ -119,7 +119,7 @@ def test_a_spare_goes_only_to_the_same_user(tmp_path):
     (execute / "dir_1" / ".job.ad").write_text("ad")
     spares = Spares(execute)
     uid = os.geteuid()
-    assert spares.keep(execute / "dir_1", uid)
+    assert spares.keep(execute / "dir_1", uid) is not None
     assert spares.take(uid + 1, execute / "dir_2") is None
     assert not (execute / "dir_2").exists()
     assert spares.take(uid, execute / "dir_2") == {
@@ -132,7 +132,7 @@ def test_a_spare_never_replaces_a_directory_another_starter_made(tmp_path):
     (execute / "dir_1").mkdir(parents=True, mode=0o700)
     spares = Spares(execute)
     uid = os.geteuid()
-    assert spares.keep(execute / "dir_1", uid)
+    assert spares.keep(execute / "dir_1", uid) is not None
     (execute / "dir_2").mkdir()  # empty: a plain rename would put the spare in its place
     with pytest.raises(FileExistsError):
         spares.take(uid, execute / "dir_2")
@@ -145,11 +145,11 @@ def test_what_is_not_a_private_directory_is_not_kept(tmp_path):
     (execute / "dir_2").mkdir(mode=0o700)
     spares = Spares(execute, limit=1)
     uid = os.geteuid()
-    assert not spares.keep(execute / "dir_1", uid)
-    assert not spares.keep(execute / "dir_2", uid + 1)
-    assert spares.keep(execute / "dir_2", uid)
+    assert spares.keep(execute / "dir_1", uid) is None
+    assert spares.keep(execute / "dir_2", uid + 1) is None
+    assert spares.keep(execute / "dir_2", uid) is not None
     (execute / "dir_3").mkdir(mode=0o700)
-    assert not spares.keep(execute / "dir_3", uid)  # the limit: one spare per user
+    assert spares.keep(execute / "dir_3", uid) is None  # the limit: one spare per user
 
 
 def test_spares_are_removed_at_the_end_and_after_a_crash(tmp_path):
@@ -158,7 +158,8 @@ def test_spares_are_removed_at_the_end_and_after_a_crash(tmp_path):
         (execute / name).mkdir(parents=True, mode=0o700)
     spares = Spares(execute)
     uid = os.geteuid()
-    assert spares.keep(execute / "dir_1", uid) and spares.keep(execute / "dir_2", uid)
+    assert spares.keep(execute / "dir_1", uid) is not None
+    assert spares.keep(execute / "dir_2", uid) is not None
     spares.clear()
     assert list(execute.iterdir()) == []
     (execute / f"{SPARE_PREFIX}123_4").mkdir()  # left by a startd that crashed

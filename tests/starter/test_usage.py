@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from starter_jobs import until, wait_for
 
-from fairpool.starter import Usage
+from fairpool.starter import Spares, Usage
+from fairpool.starter.spares import SPARE_PREFIX
 from fairpool.starter.usage import TreeSample
 
 BURN = (  # ~0.5 s of user CPU, arithmetic between rare looks at the clock
@@ -81,3 +83,25 @@ def test_each_figure_is_kept_by_the_others_updates():
     usage = Usage(1.0, 0.5, 100, 50, 7).with_sample(TreeSample(0.5, 0.75, 60, 80))
     assert usage == Usage(1.0, 0.75, 100, 60, 7)
     assert usage.with_disk(9) == Usage(1.0, 0.75, 100, 60, 9)
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept as a spare", "removed"])
+@pytest.mark.parametrize("transfer", ["NO", "YES"])
+def test_the_last_disk_usage_is_the_sandbox_as_the_job_left_it(jobs, kept, transfer):
+    """Measured while the sandbox is emptied (a spare) or before it is removed, or before
+    the output is copied back: the same figure as a look at the sandbox just before."""
+    jobs.script(
+        "leave.sh",
+        'cd "$_CONDOR_SCRATCH_DIR" && head -c 20000 /dev/zero > big && mkdir -p d/e\n'
+        "echo x > d/e/f\n",
+    )
+    description = f"executable = leave.sh\nshould_transfer_files = {transfer}"
+    spares = Spares(jobs.execute) if kept else None
+    job = jobs.spawn(jobs.ad(description), spares=spares)
+    wait_for(job)
+    before = job.sandbox.disk_usage_kib()
+    assert before >= 20  # the file, the directories and the ad
+    job.finish()
+    assert job.usage().disk_usage == before
+    assert not job.sandbox.path.exists()
+    assert any(p.name.startswith(SPARE_PREFIX) for p in jobs.execute.iterdir()) is kept

@@ -215,17 +215,20 @@ class JobProcess:
             raise RuntimeError("JobProcess.finish() before reap(): the job has not exited")
         if self._finished:
             return
-        self.usage()
         self._finished = True
         os.close(self.pidfd)
         transfer = not self._killed if transfer_output is None else transfer_output
         scratch = self.sandbox.where
+        disk = None  # the sandbox's use as the job left it: before any copy, else at removal
         try:
             changed = self.sandbox.changed_files() if transfer and self.plan.transfer else []
             copies = output_copies(self.plan, scratch, changed) if transfer else []
+            if copies:
+                disk = self.sandbox.disk_usage_kib()
             hold = run_copies(copies, self.sandbox.user, "output", via_shim=self._copy_via_shim)
         finally:
-            self.sandbox.remove()
+            removed = self.sandbox.remove(measure=disk is None)
+            self._usage = self._usage.with_disk(removed if disk is None else disk)
         if hold is not None:
             raise TransferError(from_slot(hold, self.slot))
 

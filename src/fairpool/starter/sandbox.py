@@ -153,30 +153,22 @@ class Sandbox:
 
     def disk_usage_kib(self) -> int:
         """The bytes in the sandbox (apparent sizes, links not followed), in KiB rounded up."""
-        total = 0
-        pending = [self.where]
-        while pending:
-            try:
-                entries = list(os.scandir(pending.pop()))
-            except OSError:  # removed or unreadable while we looked
-                continue
-            for entry in entries:
-                try:
-                    total += entry.stat(follow_symlinks=False).st_size
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                except OSError:
-                    continue
-        return (total + 1023) // 1024
+        return _kib(apparent_bytes(self.where))
 
-    def remove(self) -> None:
-        """The sandbox is gone: kept as a spare, or removed."""
-        if self._spares is None or not self._spares.keep(self.where, self.user.uid):
+    def remove(self, *, measure: bool = False) -> int | None:
+        """The sandbox is gone: kept as a spare, or removed. ``measure``: its
+        ``disk_usage_kib`` as it was, found while it is emptied (one pass over it, not
+        two: a short job's exit makes both)."""
+        held = None if self._spares is None else self._spares.keep(self.where, self.user.uid)
+        if held is None:
+            if measure:
+                held = apparent_bytes(self.where)
             remove_tree(self.where)
         parent, _, name = self.where.rpartition("/")
         number = name.removeprefix("dir_")
         if number.isdigit():
             _HELD.get(parent, set()).discard(int(number))
+        return _kib(held) if measure and held is not None else None
 
     def _top_files(self) -> dict[str, tuple[int, int, int]]:
         files = {}
@@ -185,6 +177,30 @@ class Sandbox:
                 state = entry.stat(follow_symlinks=False)
                 files[entry.name] = (state.st_mtime_ns, state.st_size, state.st_ino)
         return files
+
+
+def apparent_bytes(path: str) -> int:
+    """The apparent sizes of everything under the directory ``path`` (links not
+    followed; 0 for what cannot be read, or is gone while we look)."""
+    total = 0
+    pending = [path]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:  # removed or unreadable while we looked
+            continue
+        for entry in entries:
+            try:
+                total += entry.stat(follow_symlinks=False).st_size
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+            except OSError:
+                continue
+    return total
+
+
+def _kib(size: int) -> int:
+    return (size + 1023) // 1024
 
 
 def remove_tree(path: str | os.PathLike[str]) -> None:

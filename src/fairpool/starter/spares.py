@@ -27,7 +27,7 @@ import os
 import stat
 import threading
 
-from .sandbox import JOB_AD_NAME, MACHINE_AD_NAME, remove_tree
+from .sandbox import JOB_AD_NAME, MACHINE_AD_NAME, apparent_bytes, remove_tree
 
 __all__ = ["SPARE_PREFIX", "Spares"]
 
@@ -73,27 +73,28 @@ class Spares:
             return None
         return kept
 
-    def keep(self, path: str | os.PathLike[str], uid: int) -> bool:
+    def keep(self, path: str | os.PathLike[str], uid: int) -> int | None:
         """Empty the sandbox ``path`` of ``uid``'s job but for its ad files and keep it as
-        a spare; False when it is not kept (the caller removes it): not a directory of
+        a spare; the apparent size in bytes of what it held (``disk_usage``, found on the
+        way), or None when it is not kept (the caller removes it): not a directory of
         that user's with mode 0700 any more, or enough spares kept already."""
         with self._lock:
             if not self.usable or len(self._free.get(uid, ())) >= self.limit:
-                return False
+                return None
         try:
             info = os.lstat(path)
             if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid:
-                return False
+                return None
             if stat.S_IMODE(info.st_mode) != 0o700:
-                return False
-            kept = _empty(path, uid)
+                return None
+            kept, held = _empty(path, uid)
             spare = f"{self.directory}/{SPARE_PREFIX}{os.getpid()}_{next(self._numbers)}"
             os.rename(path, spare)  # a name of this process's own: nothing is there
         except OSError:
-            return False
+            return None
         with self._lock:
             self._free.setdefault(uid, []).append((spare, kept))
-        return True
+        return held
 
     def clear(self) -> None:
         """Remove every spare (the startd stops)."""
@@ -121,24 +122,28 @@ def _rename_noreplace(source: str, target: str | os.PathLike[str]) -> None:
         raise OSError(number, os.strerror(number), str(target))
 
 
-def _empty(path: str | os.PathLike[str], uid: int) -> dict[str, int]:
+def _empty(path: str | os.PathLike[str], uid: int) -> tuple[dict[str, int], int]:
     """Remove everything in ``path`` but the ad files that are still the job's plain files
-    (one link each); the inode numbers of those, by name. Entries are removed through a
-    descriptor of the directory, never by following a link."""
-    kept = {}
+    (one link each); the inode numbers of those, by name, and the apparent size in bytes
+    of all it held. Entries are removed through a descriptor of the directory, never by
+    following a link."""
+    kept, held = {}, 0
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
         for entry in os.scandir(fd):
             info = entry.stat(follow_symlinks=False)
+            held += info.st_size
             if entry.name in (JOB_AD_NAME, MACHINE_AD_NAME) and _plain(info, uid):
                 kept[entry.name] = info.st_ino
             elif stat.S_ISDIR(info.st_mode):
-                remove_tree(os.path.join(path, entry.name))
+                inside = os.path.join(path, entry.name)
+                held += apparent_bytes(inside)
+                remove_tree(inside)
             else:
                 os.unlink(entry.name, dir_fd=fd)
     finally:
         os.close(fd)
-    return kept
+    return kept, held
 
 
 def _plain(info: os.stat_result, uid: int) -> bool:
