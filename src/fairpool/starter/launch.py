@@ -121,9 +121,11 @@ def prepare(start: Start, sandbox: Sandbox, *, via_shim: bool = False) -> Exec:
 
 
 def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen | Spawned:
-    """The shim's steps, in its order, from this process. The working directory is checked
-    first: Popen reports a failed chdir as an OSError naming the directory, which an exec
-    error cannot be told from by errno alone."""
+    """The shim's steps, in its order, from this process. The working directory is looked
+    at first when a stdio file is to be opened (none is made or emptied for a job that
+    cannot enter it), else only when the exec fails, which tells the same: the errno
+    alone cannot say whether the chdir or the exec failed (two system calls less for a
+    job whose stdio is the null device)."""
     step, path = "cwd", spec["cwd"]
     opened: list[int] = []  # this start's own descriptors, closed once the job has them
 
@@ -133,8 +135,10 @@ def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen | Spawned:
         opened.append(_open(path, flags))
         return opened[-1]
 
+    looked = spec["stdin"] != NULL or spec["stdout"] != NULL or spec["stderr"] != NULL
     try:
-        _check_directory(path)
+        if looked:
+            _check_directory(path)
         step, path = "stdin", spec["stdin"]
         given = [stdio(path, os.O_RDONLY)]
         step, path = "stdout", spec["stdout"]
@@ -146,9 +150,15 @@ def _start_here(spec: dict, *, busy_retries: int) -> subprocess.Popen | Spawned:
     except OSError as error:
         if step == "exec" and error.filename is None:
             raise  # no process could be made (fork failed): the machine's trouble, not the job's
+        number = error.errno or 0
+        if step == "exec" and not looked:  # the look at the directory, in its place
+            try:
+                _check_directory(spec["cwd"])
+            except OSError as unusable:
+                step, path, number = "cwd", spec["cwd"], unusable.errno or 0
         if step == "exec" and error.filename == spec["cwd"] != path:
-            step, path = "cwd", spec["cwd"]  # removed between our look and Popen's chdir
-        report = {"step": step, "errno": error.errno or 0, "path": path}
+            step, path = "cwd", spec["cwd"]  # removed between our look and the chdir
+        report = {"step": step, "errno": number, "path": path}
         raise StartError(_launch_hold(report)) from None
     except ValueError as error:  # a NUL in a path, word or variable: the shim's "shim" step
         raise StartError(_launch_hold({"step": "shim", "errno": 0, "path": repr(error)})) from None

@@ -45,6 +45,7 @@ from .workers import Workers
 __all__ = ["Service", "main"]
 
 _READ = 1 << 18  # bytes read off the socket at once
+_ONCE = select.EPOLLIN | select.EPOLLONESHOT  # a job's pidfd: it reports its exit once
 STARTING = 4  # threads that start jobs at once
 
 
@@ -154,7 +155,7 @@ class Service:
             self.jobs[slot] = job
             self.exiting[process.pidfd] = job
             self.connection.sendall(started)
-            self._poll.register(process.pidfd, select.EPOLLIN)
+            self._poll.register(process.pidfd, _ONCE)
         for signal_ in signals:
             _act(process, signal_.action)
 
@@ -178,10 +179,12 @@ class Service:
         brought back) here, or in a thread when it transfers files."""
         with self._lock:
             job = self.exiting.get(pidfd)
-            if job is None or job.process.reap() is None:
+            if job is None:
                 return
-            self._poll.unregister(pidfd)
-            del self.exiting[pidfd]
+            if job.process.reap() is None:  # not yet, after all: watched again
+                self._poll.modify(pidfd, _ONCE)
+                return
+            del self.exiting[pidfd]  # its pidfd leaves the epoll as finish closes it
             if self.jobs.get(job.start.slot) is job:
                 del self.jobs[job.start.slot]
         if job.start.plan.transfer:

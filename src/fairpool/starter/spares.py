@@ -50,6 +50,7 @@ class Spares:
         self._free: dict[int, list[tuple[str, dict[str, int]]]] = {}
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
+        self._pid = os.getpid()  # in the spares' names (a system call each time)
 
     def take(self, uid: int, target: str | os.PathLike[str]) -> dict[str, int] | None:
         """Rename a spare of ``uid``'s to ``target``; the inode numbers of the ad files it
@@ -88,7 +89,7 @@ class Spares:
             if stat.S_IMODE(info.st_mode) != 0o700:
                 return None
             kept, held = _empty(path, uid)
-            spare = f"{self.directory}/{SPARE_PREFIX}{os.getpid()}_{next(self._numbers)}"
+            spare = f"{self.directory}/{SPARE_PREFIX}{self._pid}_{next(self._numbers)}"
             os.rename(path, spare)  # a name of this process's own: nothing is there
         except OSError:
             return None
