@@ -15,12 +15,13 @@ import argparse
 import dataclasses
 import time
 
-from simulate import LOAD, scenario_text
+from simulate import month
 
 from fairpool.sim.runner import simulate
 from fairpool.sim.scenario import parse_scenario
 
 MEAN_RUN = 1800  # seconds: the jobs' mean run time
+LOAD = 0.9  # the share of the pool simulate.py's month story keeps busy
 
 
 def main() -> None:
@@ -30,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     seconds = args.hours * 3600
     jobs = round(LOAD * args.machines * seconds / MEAN_RUN)  # simulate.py's workload
-    text = scenario_text(args.machines, jobs, args.hours / 24)
+    text = month(args.hours / 24, args.machines, jobs)
     scenario = parse_scenario(text, "<benchmark>")
     always = dataclasses.replace(
         scenario, simulation=dataclasses.replace(scenario.simulation, startd="always")
