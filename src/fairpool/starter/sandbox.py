@@ -158,7 +158,8 @@ class Sandbox:
     def remove(self, *, measure: bool = False) -> int | None:
         """The sandbox is gone: kept as a spare, or removed. ``measure``: its
         ``disk_usage_kib`` as it was, found while it is emptied (one pass over it, not
-        two: a short job's exit makes both)."""
+        two: a short job's exit makes both); a sandbox that could not be made a spare
+        after all, part emptied, is measured as it was left."""
         held = None if self._spares is None else self._spares.keep(self.where, self.user.uid)
         if held is None:
             if measure:
