@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..classad import ClassAd, Expr
 from ..classad.match import rank
-from ..classad.match_memo import MatchMemo
 from ..classad.vector import SlotColumns
 from ..negotiator.autocluster import significant_attributes
 from ..negotiator.concurrency import LimitConfig, LimitCounter, job_limits
@@ -86,7 +85,6 @@ class Pool:
         self.worklife: dict[str, int | None] = {}  # machine -> CLAIM_WORKLIFE (dedicated)
         self.claimed_at: dict[str, float] = {}  # slot -> when its claim began (dedicated)
         self.reused = 0  # jobs started on a reused claim
-        self.reuse_matches: dict[str, MatchMemo] = {}  # slot -> its next jobs' matches
         self.domain = domain
         self.slot_by_name: dict[str, ClassAd] = {}
         self.sequence: dict[str, int] = {}  # slot -> its place in collector order
@@ -209,10 +207,7 @@ class Pool:
             limit = self.worklife.get(slot.eval("Machine"))
             if limit is not None and now - self.claimed_at[slot_name] > limit:
                 return None
-        memo = self.reuse_matches.get(slot_name)
-        if memo is None:
-            memo = self.reuse_matches[slot_name] = MatchMemo()
-        return next_job(self.queue, self.queue.submitter[job_id(job)], slot, job, now, memo)
+        return next_job(self.queue, self.queue.submitter[job_id(job)], slot, job, now)
 
     def remove_slots(self, names: Iterable[str], now: float) -> list[str]:
         """Machines go away (a power failure): their jobs go back to idle, lost work and
@@ -386,7 +381,6 @@ class Pool:
             self.slot_by_name.pop(name, None)
             self.sequence.pop(name, None)
             self._dslot_ids.pop(name, None)
-            self.reuse_matches.pop(name, None)
             self._changed(name)
 
     def touch(self, names: Iterable[str]) -> None:
