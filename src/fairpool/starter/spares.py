@@ -76,9 +76,10 @@ class Spares:
 
     def keep(self, path: str | os.PathLike[str], uid: int) -> int | None:
         """Empty the sandbox ``path`` of ``uid``'s job but for its ad files and keep it as
-        a spare; the apparent size in bytes of what it held (``disk_usage``, found on the
-        way), or None when it is not kept (the caller removes it): not a directory of
-        that user's with mode 0700 any more, or enough spares kept already."""
+        a spare; the apparent size in bytes of what it held (what
+        ``Sandbox.disk_usage_kib`` counts, found on the way), or None when it is not kept
+        (the caller removes it): not a directory of that user's with mode 0700 any more,
+        or enough spares kept already."""
         with self._lock:
             if not self.usable or len(self._free.get(uid, ())) >= self.limit:
                 return None
