@@ -66,12 +66,15 @@ def two_users() -> str:
     return text + _queued("A", 100_000, "0h", uniform) + _queued("B", 100_000, "48h", uniform)
 
 
+LOAD = 0.9  # the share of the pool the month story keeps busy
+
+
 def month(days: float, slots: int, jobs: int | None, users: int = 20) -> str:
     """``jobs`` over the ``days`` (default: 1,000,000 a month, pro rata)."""
     seconds = days * 86400
     jobs = round(1_000_000 * days / 30) if jobs is None else jobs
     rate = jobs / seconds / users  # per user, per second
-    mean = 0.9 * slots * seconds / jobs  # run time that keeps the pool 90 % busy
+    mean = LOAD * slots * seconds / jobs  # run time that keeps the pool that busy
     text = f'[simulation]\nduration = {seconds}\nnegotiator_interval = "60s"\n'
     text += 'sample_interval = "1h"\nseed = 1\n' + _machines(slots)
     for user in range(users):

@@ -15,13 +15,12 @@ import argparse
 import dataclasses
 import time
 
-from simulate import month
+from simulate import LOAD, month
 
 from fairpool.sim.runner import simulate
 from fairpool.sim.scenario import parse_scenario
 
 MEAN_RUN = 1800  # seconds: the jobs' mean run time
-LOAD = 0.9  # the share of the pool simulate.py's month story keeps busy
 
 
 def main() -> None:
