@@ -129,6 +129,16 @@ def test_an_ad_chained_to_a_parent_is_never_kept(counted):
     assert len(counted) == 2
 
 
+def test_a_chained_ad_is_not_served_an_outcome_kept_without_its_parent(counted):
+    job = ClassAd({"Owner": "alice", "Requirements": Expr("TARGET.Memory >= RequestMemory")})
+    memo = MatchMemo()
+    assert memo.symmetric_match(job, SLOT, now=NOW) is False  # RequestMemory undefined
+    chained = job.copy()  # the same expressions, and a parent that defines RequestMemory
+    chained.parent = ClassAd({"RequestMemory": 1024})
+    assert memo.symmetric_match(chained, SLOT, now=NOW) is True
+    assert len(counted) == 2
+
+
 def _ad(text: str) -> ClassAd | None:
     try:
         return ClassAd(text)

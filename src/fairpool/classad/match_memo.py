@@ -39,6 +39,10 @@ class MatchMemo:
 
     def symmetric_match(self, a: ClassAd, b: ClassAd, *, now: float) -> bool:
         """What ``symmetric_match(a, b, now=now)`` gives."""
+        if a.parent is not None or b.parent is not None:
+            # a chained ad reads its parent's names too: never kept, and never served a
+            # kept outcome (its own expressions may be those of an ad without a parent)
+            return symmetric_match(a, b, now=now)
         second = int(now)
         if second != self._second:
             self._kept.clear()
@@ -50,7 +54,7 @@ class MatchMemo:
             ):
                 return outcome
         outcome = symmetric_match(a, b, now=now)
-        names = _names_read(a, b) if a.parent is None and b.parent is None else None
+        names = _names_read(a, b)
         if names is not None:
             if len(self._kept) >= _HELD:
                 del self._kept[0]
