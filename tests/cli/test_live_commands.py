@@ -57,7 +57,8 @@ def pool(tmp_path_factory):
         live.wait(lambda: len(live.jobs("JobStatus == 2")) == 2, 30, "cluster 2 to run")
         # the negotiator matches against the collector's ads: until the startd has said
         # both slots are claimed, a cycle could still offer them to the jobs queued next
-        live.wait(lambda: _all_claimed(live), 30, "the collector to see both slots claimed")
+        claimed = 'State == "Claimed"'
+        live.wait(lambda: len(live.slots(claimed)) == 2, 30, "the collector to see them claimed")
         submit(live, work / "huge.sub", HUGE)
         submit(live, work / "wait.sub", SLEEP.format(3))
         submit(live, work / "act.sub", SLEEP.format(2))
@@ -76,11 +77,6 @@ def submit(live: LivePool, path: Path, text: str) -> None:
         assert " job(s) submitted to cluster " in run(live, "submit", path.name).stdout
     finally:
         os.chdir(here)
-
-
-def _all_claimed(live: LivePool) -> bool:
-    slots = live.slots()
-    return bool(slots) and all(s.get("State") == "Claimed" for s in slots)
 
 
 def _queue_for_another_user(live: LivePool, owner: str) -> None:
