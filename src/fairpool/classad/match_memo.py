@@ -9,8 +9,8 @@ the expressions it could read in either ad: the names its Requirements name
 turn. It gives the outcome again while each of them is the same object (or still absent)
 in both ads and the clock reads the same second: every clock function and CurrentTime
 read whole seconds. A match that could read something its trees do not name (``eval``,
-``random``, a subscript, a nested ad, a parent scope) is not kept, nor one between ads
-chained to a parent ad.
+``random``, a subscript, a nested ad, a parent scope) is not kept; a match between ads
+chained to a parent ad is neither kept nor given a kept outcome.
 """
 
 from __future__ import annotations
